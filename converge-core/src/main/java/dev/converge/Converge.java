@@ -1,0 +1,375 @@
+package dev.converge;
+
+import dev.converge.claim.Claims;
+import dev.converge.crash.CrashPlan;
+import dev.converge.queue.EngineStats;
+import dev.converge.queue.EnqueueResult;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobHandler;
+import dev.converge.queue.JobRow;
+import dev.converge.queue.JobStore;
+import dev.converge.queue.JobType;
+import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.CancellationProbe;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.queue.internal.EngineSettings;
+import dev.converge.queue.internal.FinishHook;
+import dev.converge.queue.internal.HandlerRegistry;
+import dev.converge.queue.internal.JsonCodec;
+import dev.converge.queue.internal.QueueWorker;
+import dev.converge.store.Store;
+import dev.converge.store.StoreException;
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine on one node: enqueues jobs, and works the queues it was given. Any number of nodes
+ * (processes, machines) can share one PostgreSQL store; each job's delivery is leased to one of
+ * them at a time, fenced by an epoch.
+ *
+ * <pre>{@code
+ * try (Converge engine = Converge.builder(store)
+ *         .handle(SEND_WELCOME, (payload, ctx) -> mailer.send(payload))
+ *         .queue("default", 16)
+ *         .build()) {
+ *     engine.start();
+ *     engine.enqueue(Job.of(SEND_WELCOME, new Welcome(42)));
+ * }
+ * }</pre>
+ */
+public final class Converge implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Converge.class);
+
+    private final Store store;
+    private final String nodeId;
+    private final EngineSettings settings;
+    private final HandlerRegistry registry;
+    private final JsonCodec codec;
+    private final EngineRuntime runtime;
+    private final List<QueueWorker> workers = new ArrayList<>();
+    private final Claims claims;
+    private volatile boolean started;
+    private volatile boolean closed;
+
+    private Converge(Builder b) {
+        this.store = b.store;
+        this.nodeId = b.nodeId;
+        this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace);
+        this.registry = b.registry;
+        this.codec = new JsonCodec();
+        this.runtime = new EngineRuntime(store, nodeId, settings, registry, codec, b.crashPlan, b.hooks, b.cancellation);
+        for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
+            int prefetch = b.prefetch >= 0 ? b.prefetch : q.getValue();
+            workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), prefetch));
+        }
+        this.claims = new Claims(store, nodeId);
+    }
+
+    public static Builder builder(Store store) {
+        return new Builder(store);
+    }
+
+    /** Starts working this node's queues (if any) and listening for wake-ups. Idempotent. */
+    public synchronized Converge start() {
+        if (closed) {
+            throw new IllegalStateException("engine was closed");
+        }
+        if (!started) {
+            runtime.start(!workers.isEmpty());
+            workers.forEach(QueueWorker::start);
+            started = true;
+            log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
+        }
+        return this;
+    }
+
+    private List<String> queueNames() {
+        List<String> names = new ArrayList<>();
+        for (QueueWorker w : workers) {
+            names.add(w.queue() + "x" + w.concurrency());
+        }
+        return names;
+    }
+
+    public <T> EnqueueResult enqueue(JobType<T> type, T payload) {
+        return enqueue(Job.of(type, payload));
+    }
+
+    /** Enqueues one job in its own unit of work. */
+    public <T> EnqueueResult enqueue(Job<T> job) {
+        NewJob row = encode(job);
+        EnqueueResult result = store.withConnection(c -> insert(c, row));
+        runtime.wakeup().signal(row.queue());
+        return result;
+    }
+
+    /**
+     * Enqueues one job inside the caller's own transaction: the job exists if and only if the
+     * caller commits. The caller owns the connection and its commit.
+     */
+    public <T> EnqueueResult enqueue(Connection callerTransaction, Job<T> job) {
+        Objects.requireNonNull(callerTransaction, "callerTransaction");
+        NewJob row = encode(job);
+        try {
+            EnqueueResult result = insert(callerTransaction, row);
+            runtime.wakeup().signal(row.queue());
+            return result;
+        } catch (SQLException e) {
+            throw new StoreException("enqueue failed", e);
+        }
+    }
+
+    /**
+     * Enqueues many jobs in as few statements as the database allows (thousands per statement on
+     * PostgreSQL), in one transaction. Returns ids in input order; -1 where a unique key was taken.
+     */
+    public long[] enqueueAll(List<? extends Job<?>> jobs) {
+        List<NewJob> rows = new ArrayList<>(jobs.size());
+        Set<String> queues = new LinkedHashSet<>();
+        for (Job<?> j : jobs) {
+            NewJob row = encode(j);
+            rows.add(row);
+            queues.add(row.queue());
+        }
+        long[] ids = store.inTransaction(c -> {
+            long[] out = runtime.jobs().insertMany(c, rows, store.clock().sqlNow());
+            for (String q : queues) {
+                store.dialect().notify(c, JobStore.CHANNEL, q);
+            }
+            return out;
+        });
+        queues.forEach(runtime.wakeup()::signal);
+        return ids;
+    }
+
+    private EnqueueResult insert(Connection c, NewJob row) throws SQLException {
+        JobStore.Inserted ins = runtime.jobs().insert(c, row, store.clock().sqlNow());
+        if (!ins.duplicate()) {
+            store.dialect().notify(c, JobStore.CHANNEL, row.queue());
+        }
+        return new EnqueueResult(ins.id(), ins.duplicate());
+    }
+
+    /** Turns a typed job into its row, failing here (not in a worker) on an unknown type or a bad payload. */
+    public <T> NewJob encode(Job<T> job) {
+        JobType<T> type = job.type();
+        if (!registry.knows(type.name())) {
+            throw new ConvergeException("unknown job type '" + type.name()
+                    + "': register a handler for it, or declare it, on this engine");
+        }
+        String payload = codec.write(job.payload(), type.payloadType(), type.name());
+        long delay = job.delayOrNull() == null ? 0 : job.delayOrNull().toMillis();
+        Long timeout = type.timeout() == null ? null : type.timeout().toMillis();
+        return new NewJob(job.effectiveQueue(), type.name(), payload, job.runAtOrNull(), delay,
+                job.effectiveMaxAttempts(), timeout, job.uniqueKeyOrNull(), null, null, null, null);
+    }
+
+    public Optional<JobRow> job(long id) {
+        return store.withConnection(c -> runtime.jobs().get(c, id));
+    }
+
+    public Claims claims() {
+        return claims;
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    public EngineStats stats() {
+        return runtime.counters().snapshot();
+    }
+
+    public JsonCodec codec() {
+        return codec;
+    }
+
+    /** For the engine's own packages (batches, flows, ledger); not for applications. */
+    public EngineRuntime runtime() {
+        return runtime;
+    }
+
+    /**
+     * Stops gracefully: no new fetches; jobs leased but not started are given back at once;
+     * running handlers get the shutdown grace to finish, then are interrupted and give their
+     * jobs back; every outcome is recorded before the store is let go.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        workers.forEach(QueueWorker::stopFetching);
+        try {
+            long graceEnd = System.currentTimeMillis() + settings.shutdownGrace().toMillis();
+            for (QueueWorker w : workers) {
+                if (!w.awaitHandlers(Math.max(0, graceEnd - System.currentTimeMillis()))) {
+                    w.interruptRunning();
+                    w.awaitHandlers(2000);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        runtime.shutdown();
+        log.info("converge node {} stopped", nodeId);
+    }
+
+    public static final class Builder {
+        private final Store store;
+        private final HandlerRegistry registry = new HandlerRegistry();
+        private final Map<String, Integer> queues = new LinkedHashMap<>();
+        private final List<FinishHook> hooks = new ArrayList<>();
+        private CancellationProbe cancellation = CancellationProbe.NEVER;
+        private String nodeId = defaultNodeId();
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration heartbeat;
+        private Duration poll = Duration.ofSeconds(1);
+        private Duration rescue;
+        private int fetchLimit = 100;
+        private int prefetch = -1;
+        private Duration shutdownGrace = Duration.ofSeconds(10);
+        private CrashPlan crashPlan = CrashPlan.NONE;
+
+        private Builder(Store store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        private static String defaultNodeId() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "node";
+            }
+            return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        }
+
+        /** Registers the handler of a job type; this node runs such jobs if it works their queue. */
+        public <T> Builder handle(JobType<T> type, JobHandler<T> handler) {
+            registry.register(type, Objects.requireNonNull(handler, "handler"));
+            return this;
+        }
+
+        /** Declares a job type this node enqueues but does not run. */
+        public Builder declare(JobType<?> type) {
+            registry.register(type, null);
+            return this;
+        }
+
+        /** Works this queue with {@code concurrency} handler threads. */
+        public Builder queue(String name, int concurrency) {
+            JobType.of("probe", Object.class).withQueue(name); // validates the name
+            if (concurrency < 1 || concurrency > 1000) {
+                throw new IllegalArgumentException("concurrency must be between 1 and 1000, was " + concurrency);
+            }
+            queues.put(name, concurrency);
+            return this;
+        }
+
+        public Builder nodeId(String id) {
+            if (id == null || id.isBlank() || id.length() > 200) {
+                throw new IllegalArgumentException("node id must be 1-200 characters");
+            }
+            this.nodeId = id;
+            return this;
+        }
+
+        /** How long a delivery holds its job without a heartbeat (default 30s). */
+        public Builder lease(Duration d) {
+            this.lease = d;
+            return this;
+        }
+
+        /** How often held leases are extended (default a third of the lease). */
+        public Builder heartbeat(Duration d) {
+            this.heartbeat = d;
+            return this;
+        }
+
+        /** How long an idle fetcher waits when no wake-up comes (default 1s). */
+        public Builder poll(Duration d) {
+            this.poll = d;
+            return this;
+        }
+
+        /** How often expired leases are looked for (default a sixth of the lease, at least 100ms). */
+        public Builder rescue(Duration d) {
+            this.rescue = d;
+            return this;
+        }
+
+        /** The most jobs one fetch leases (default 100). */
+        public Builder fetchLimit(int n) {
+            this.fetchLimit = n;
+            return this;
+        }
+
+        /** Jobs leased ahead of free handler threads, per queue (default: as many as its concurrency). */
+        public Builder prefetch(int n) {
+            if (n < 0 || n > 10_000) {
+                throw new IllegalArgumentException("prefetch must be between 0 and 10000, was " + n);
+            }
+            this.prefetch = n;
+            return this;
+        }
+
+        public Builder shutdownGrace(Duration d) {
+            this.shutdownGrace = d;
+            return this;
+        }
+
+        /** What happens at the engine's named crash points (tests and chaos runs only). */
+        public Builder crashPlan(CrashPlan plan) {
+            this.crashPlan = Objects.requireNonNull(plan);
+            return this;
+        }
+
+        /** For the engine's own packages: reacts to jobs of batches, chains and flows finishing. */
+        public Builder finishHook(FinishHook hook) {
+            hooks.add(Objects.requireNonNull(hook));
+            return this;
+        }
+
+        /** For the engine's own packages: answers whether a job's batch or flow was cancelled. */
+        public Builder cancellation(CancellationProbe probe) {
+            this.cancellation = Objects.requireNonNull(probe);
+            return this;
+        }
+
+        public Converge build() {
+            if (lease == null || lease.toMillis() < 100) {
+                throw new IllegalArgumentException("lease must be at least 100ms");
+            }
+            if (heartbeat == null) {
+                heartbeat = lease.dividedBy(3);
+            }
+            if (rescue == null) {
+                rescue = lease.dividedBy(6).compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : lease.dividedBy(6);
+            }
+            return new Converge(this);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.converge.claim;
+
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+
+/** The SQL of the {@code cv_claim} table: atomic add, owner-fenced release and extend. */
+public final class ClaimStore {
+    private final Sql takeExpired;
+    private final Sql insert;
+    private final Sql release;
+    private final Sql extend;
+    private final Sql get;
+
+    public ClaimStore(Dialect dialect) {
+        this.takeExpired = Sql.of(dialect, "UPDATE cv_claim SET owner = :owner, fence = fence + 1, acquired_at = {now}, "
+                + "expires_at = {now+:ttl_ms} WHERE claim_key = :key AND expires_at <= {now}");
+        this.insert = Sql.of(dialect, "INSERT INTO cv_claim (claim_key, owner, fence, acquired_at, expires_at) "
+                + "VALUES (:key, :owner, 1, {now}, {now+:ttl_ms})" + dialect.onConflictDoNothing());
+        this.release = Sql.of(dialect, "DELETE FROM cv_claim WHERE claim_key = :key AND owner = :owner AND fence = :fence");
+        this.extend = Sql.of(dialect, "UPDATE cv_claim SET expires_at = {now+:ttl_ms} WHERE claim_key = :key "
+                + "AND owner = :owner AND fence = :fence AND expires_at > {now}");
+        this.get = Sql.of(dialect, "SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key");
+    }
+
+    /**
+     * Takes the key for {@code owner} if nobody holds it (or the holder's claim expired).
+     * Exactly one of any number of concurrent callers gets it: the insert is decided by the
+     * primary key, the takeover of an expired claim by a conditional update re-checked under
+     * the row lock.
+     */
+    public Optional<Claim> add(Connection c, String key, String owner, long ttlMs, Instant now) throws SQLException {
+        Params p = Params.of().now(now).text("key", key).text("owner", owner).bigint("ttl_ms", ttlMs);
+        try (PreparedStatement ps = takeExpired.prepareReturning(c, p, "fence", "expires_at")) {
+            if (ps.executeUpdate() == 1) {
+                try (ResultSet rs = ps.getGeneratedKeys()) {
+                    rs.next();
+                    return Optional.of(new Claim(key, owner, rs.getLong("fence"), Sql.instant(rs, "expires_at")));
+                }
+            }
+        }
+        try (PreparedStatement ps = insert.prepareReturning(c, p, "fence", "expires_at")) {
+            if (ps.executeUpdate() == 1) {
+                try (ResultSet rs = ps.getGeneratedKeys()) {
+                    rs.next();
+                    return Optional.of(new Claim(key, owner, rs.getLong("fence"), Sql.instant(rs, "expires_at")));
+                }
+            }
+            return Optional.empty();
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState())) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Releases the claim if, and only if, this owner still holds this fence of it. */
+    public boolean release(Connection c, Claim claim) throws SQLException {
+        return release.update(c, Params.of().text("key", claim.key()).text("owner", claim.owner())
+                .bigint("fence", claim.fence())) == 1;
+    }
+
+    /** Extends an unexpired claim still held by this owner; false if it was lost. */
+    public boolean extend(Connection c, Claim claim, long ttlMs, Instant now) throws SQLException {
+        return extend.update(c, Params.of().now(now).text("key", claim.key()).text("owner", claim.owner())
+                .bigint("fence", claim.fence()).bigint("ttl_ms", ttlMs)) == 1;
+    }
+
+    /** The current holder of a key, expired or not. */
+    public Optional<Claim> get(Connection c, String key) throws SQLException {
+        return Optional.ofNullable(get.queryOne(c, Params.of().text("key", key),
+                rs -> new Claim(rs.getString("claim_key"), rs.getString("owner"), rs.getLong("fence"),
+                        Sql.instant(rs, "expires_at"))));
+    }
+}

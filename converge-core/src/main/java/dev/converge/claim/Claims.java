@@ -1,0 +1,66 @@
+package dev.converge.claim;
+
+import dev.converge.store.Store;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The seeds' {@code Cache::add(key, ttl)}, made durable and owner-aware: collapses duplicate
+ * deliveries to one runner, across threads and processes sharing the store.
+ *
+ * <pre>{@code
+ * Optional<Claim> claim = claims.add("license:site:" + siteId + ":issuing", Duration.ofMinutes(10));
+ * if (claim.isEmpty()) return;          // another delivery holds it
+ * try { ... } finally { claims.release(claim.get()); }
+ * }</pre>
+ */
+public final class Claims {
+    private final Store store;
+    private final ClaimStore table;
+    private final String node;
+
+    public Claims(Store store, String node) {
+        this.store = store;
+        this.table = new ClaimStore(store.dialect());
+        this.node = node;
+    }
+
+    /** Takes the key for a fresh owner of this node; empty if someone else holds it. */
+    public Optional<Claim> add(String key, Duration ttl) {
+        return add(key, node + "/" + UUID.randomUUID(), ttl);
+    }
+
+    /** Takes the key for the given owner; empty if someone else holds it. */
+    public Optional<Claim> add(String key, String owner, Duration ttl) {
+        validate(key, ttl);
+        return store.withConnection(c -> table.add(c, key, owner, ttl.toMillis(), store.clock().sqlNow()));
+    }
+
+    /** Releases the claim if this owner still holds it; false (and nothing changed) if it was lost. */
+    public boolean release(Claim claim) {
+        return store.withConnection(c -> table.release(c, claim));
+    }
+
+    /** Extends the claim if this owner still holds it unexpired. */
+    public boolean extend(Claim claim, Duration ttl) {
+        validate(claim.key(), ttl);
+        return store.withConnection(c -> table.extend(c, claim, ttl.toMillis(), store.clock().sqlNow()));
+    }
+
+    public Optional<Claim> holder(String key) {
+        return store.withConnection(c -> table.get(c, key));
+    }
+
+    private static void validate(String key, Duration ttl) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("claim key must not be blank");
+        }
+        if (key.length() > 500) {
+            throw new IllegalArgumentException("claim key longer than 500 characters");
+        }
+        if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("claim ttl must be positive");
+        }
+    }
+}

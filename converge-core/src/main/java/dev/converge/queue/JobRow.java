@@ -1,0 +1,27 @@
+package dev.converge.queue;
+
+import java.time.Instant;
+
+/** A job as stored, for inspection (admin views, tests, the demo's report). */
+public record JobRow(
+        long id,
+        String queue,
+        String kind,
+        String payload,
+        JobState state,
+        Instant runAt,
+        int attempt,
+        int maxAttempts,
+        long epoch,
+        String leaseOwner,
+        Instant leaseExpiresAt,
+        String uniqueKey,
+        Long batchId,
+        Long chainId,
+        Integer chainPos,
+        Long flowId,
+        String lastError,
+        Instant createdAt,
+        Instant startedAt,
+        Instant finishedAt) {
+}

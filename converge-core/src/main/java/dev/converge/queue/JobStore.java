@@ -1,0 +1,311 @@
+package dev.converge.queue;
+
+import dev.converge.store.Dialect;
+import dev.converge.store.Dialect.BulkInsert;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The SQL of the {@code cv_job} table. Every method takes the connection of the caller's unit of
+ * work and the engine clock's "now" (null: the database's clock). Changes to a running job are
+ * conditional on its lease epoch: the returned counts say which writes still held the lease.
+ */
+public final class JobStore {
+    /** The LISTEN/NOTIFY channel that wakes idle workers; the payload is the queue name. */
+    public static final String CHANNEL = "converge_jobs";
+
+    private static final String COLUMNS = "id, queue, kind, payload, state, run_at, attempt, max_attempts, epoch, "
+            + "lease_owner, lease_expires_at, unique_key, batch_id, chain_id, chain_pos, flow_id, last_error, "
+            + "created_at, started_at, finished_at";
+    private static final String[] LEASED_COLUMNS = {"id", "queue", "kind", "payload", "epoch", "attempt",
+        "max_attempts", "timeout_ms", "batch_id", "chain_id", "chain_pos", "flow_id", "created_at", "run_at"};
+
+    private final Dialect dialect;
+    private final Sql insert;
+    private final Sql lease;
+    private final Sql finish;
+    private final Sql retry;
+    private final Sql extend;
+    private final Sql leaseValid;
+    private final Sql expired;
+    private final Sql get;
+    private final Sql byUniqueKey;
+    private final Sql cancelAvailableInBatch;
+    private final Sql cancelAvailableInFlow;
+    private final Sql countByState;
+    private final Sql dbNow;
+
+    public JobStore(Dialect dialect) {
+        this.dialect = dialect;
+        String insertSql = "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, "
+                + "batch_id, chain_id, chain_pos, flow_id, created_at) VALUES (:queue, :kind, :payload, 'available', "
+                + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
+                + ":flow_id, {now})";
+        this.insert = Sql.of(dialect, insertSql + dialect.onConflictDoNothing());
+        this.lease = Sql.of(dialect, "UPDATE cv_job SET state = 'running', epoch = epoch + 1, attempt = attempt + 1, "
+                + "lease_owner = :owner, lease_expires_at = {now+:lease_ms}, started_at = {now} "
+                + "WHERE id IN (SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue AND run_at <= {now} "
+                + "ORDER BY run_at, id LIMIT :limit FOR UPDATE SKIP LOCKED)");
+        this.finish = Sql.of(dialect, "UPDATE cv_job SET state = :state, finished_at = {now}, "
+                + "last_error = COALESCE(:error, last_error), lease_owner = NULL, lease_expires_at = NULL "
+                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
+        this.retry = Sql.of(dialect, "UPDATE cv_job SET state = 'available', run_at = {now+:delay_ms}, attempt = attempt - :refund, "
+                + "last_error = COALESCE(:error, last_error), lease_owner = NULL, lease_expires_at = NULL "
+                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
+        this.extend = Sql.of(dialect, "UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
+                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
+        this.leaseValid = Sql.of(dialect, "SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
+                + "AND lease_expires_at > {now}");
+        this.expired = Sql.of(dialect, "SELECT " + String.join(", ", LEASED_COLUMNS) + " FROM cv_job "
+                + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
+                + "FOR UPDATE SKIP LOCKED");
+        this.get = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
+        this.byUniqueKey = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
+        this.cancelAvailableInBatch = Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
+                + "last_error = :reason WHERE batch_id = :batch_id AND state = 'available'");
+        this.cancelAvailableInFlow = Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
+                + "last_error = :reason WHERE flow_id = :flow_id AND state = 'available' AND kind <> :keep_kind_prefix");
+        this.countByState = Sql.of(dialect, "SELECT state, COUNT(*) AS n FROM cv_job WHERE (:queue IS NULL OR queue = :queue) "
+                + "GROUP BY state");
+        this.dbNow = Sql.of(dialect, "SELECT {now} AS now_ts");
+    }
+
+    /** The outcome of inserting one job: its id, and whether a job with the same unique key already existed. */
+    public record Inserted(long id, boolean duplicate) {
+    }
+
+    /**
+     * Inserts one job. A unique key already taken is not an error: the existing job's id comes
+     * back with {@code duplicate = true}, and the caller's transaction is left usable.
+     */
+    public Inserted insert(Connection c, NewJob job, Instant now) throws SQLException {
+        Params p = Params.of().now(now)
+                .text("queue", job.queue()).text("kind", job.kind()).text("payload", job.payload())
+                .time("run_at", job.runAt()).bigint("delay_ms", job.delayMs()).integer("max_attempts", job.maxAttempts())
+                .bigint("timeout_ms", job.timeoutMs()).text("unique_key", job.uniqueKey())
+                .bigint("batch_id", job.batchId()).bigint("chain_id", job.chainId())
+                .integer("chain_pos", job.chainPos()).bigint("flow_id", job.flowId());
+        try (PreparedStatement ps = insert.bind(c.prepareStatement(insert.text(), new String[] {"id"}), p)) {
+            int n = ps.executeUpdate();
+            if (n == 1) {
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    keys.next();
+                    return new Inserted(keys.getLong(1), false);
+                }
+            }
+        } catch (SQLException e) {
+            if (!"23505".equals(e.getSQLState()) || job.uniqueKey() == null) {
+                throw e;
+            }
+        }
+        JobRow existing = byUniqueKey(c, job.uniqueKey()).orElseThrow(
+                () -> new SQLException("unique key conflict but no job holds key " + job.uniqueKey(), "23505"));
+        return new Inserted(existing.id(), true);
+    }
+
+    /**
+     * Inserts many jobs in as few statements as the database allows. Returns ids in input
+     * order; a job skipped because its unique key was taken gets -1.
+     */
+    public long[] insertMany(Connection c, List<NewJob> jobs, Instant now) throws SQLException {
+        if (jobs.isEmpty()) {
+            return new long[0];
+        }
+        Instant at = now != null ? now : databaseNow(c);
+        boolean anyUnique = false;
+        List<Object[]> rows = new ArrayList<>(jobs.size());
+        for (NewJob j : jobs) {
+            anyUnique |= j.uniqueKey() != null;
+            rows.add(new Object[] {j.queue(), j.kind(), j.payload(), "available", j.runAt() != null ? j.runAt() : at.plusMillis(j.delayMs()),
+                j.maxAttempts(), j.timeoutMs(), j.uniqueKey(), j.batchId(), j.chainId(), j.chainPos(), j.flowId(), at});
+        }
+        List<BulkInsert.Column> cols = List.of(
+                col("queue", Types.VARCHAR), col("kind", Types.VARCHAR), col("payload", Types.VARCHAR),
+                col("state", Types.VARCHAR), col("run_at", Types.TIMESTAMP_WITH_TIMEZONE),
+                col("max_attempts", Types.INTEGER), col("timeout_ms", Types.BIGINT), col("unique_key", Types.VARCHAR),
+                col("batch_id", Types.BIGINT), col("chain_id", Types.BIGINT), col("chain_pos", Types.INTEGER),
+                col("flow_id", Types.BIGINT), col("created_at", Types.TIMESTAMP_WITH_TIMEZONE));
+        return dialect.insertMany(c, new BulkInsert("cv_job", cols, rows, anyUnique ? "unique_key" : null));
+    }
+
+    private static BulkInsert.Column col(String name, int type) {
+        return new BulkInsert.Column(name, type);
+    }
+
+    /** "Now" as the database sees it (or the bound test instant). */
+    public Instant databaseNow(Connection c) throws SQLException {
+        return dbNow.queryOne(c, Params.of().now(null), rs -> Sql.instant(rs, "now_ts"));
+    }
+
+    /**
+     * Leases up to {@code limit} due jobs of a queue to {@code owner}: each one's epoch and attempt
+     * go up by one and its lease runs {@code leaseMs} from now by the database clock. Rows locked
+     * by another worker's lease call are skipped, not waited for.
+     */
+    public List<LeasedJob> lease(Connection c, String queue, int limit, String owner, long leaseMs, Instant now)
+            throws SQLException {
+        Params p = Params.of().now(now).text("queue", queue).integer("limit", limit).text("owner", owner)
+                .bigint("lease_ms", leaseMs);
+        try (PreparedStatement ps = lease.prepareReturning(c, p, LEASED_COLUMNS)) {
+            ps.executeUpdate();
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                List<LeasedJob> out = new ArrayList<>(limit);
+                while (rs.next()) {
+                    out.add(leased(rs));
+                }
+                return out;
+            }
+        }
+    }
+
+    /** A terminal outcome for a running job, fenced by its lease. */
+    public record Finish(JobLease lease, JobState state, String error) {
+        public Finish {
+            if (!state.isTerminal()) {
+                throw new IllegalArgumentException("not a terminal state: " + state);
+            }
+        }
+    }
+
+    /**
+     * A running job going back to available after {@code delayMs}, fenced by its lease.
+     * {@code refundAttempt}: the delivery never started the handler (shutdown), so it does not
+     * count as an attempt.
+     */
+    public record Retry(JobLease lease, long delayMs, String error, boolean refundAttempt) {
+    }
+
+    /** Applies terminal outcomes; {@code result[i]} is true where the lease still held and the row changed. */
+    public boolean[] finish(Connection c, List<Finish> finishes, Instant now) throws SQLException {
+        boolean[] applied = new boolean[finishes.size()];
+        if (finishes.isEmpty()) {
+            return applied;
+        }
+        try (PreparedStatement ps = c.prepareStatement(finish.text())) {
+            for (Finish f : finishes) {
+                finish.bind(ps, Params.of().now(now).text("state", f.state().sql()).text("error", f.error())
+                        .bigint("id", f.lease().jobId()).bigint("epoch", f.lease().epoch()));
+                ps.addBatch();
+            }
+            return toApplied(ps.executeBatch());
+        }
+    }
+
+    /** Puts running jobs back to available; {@code result[i]} is true where the lease still held. */
+    public boolean[] retry(Connection c, List<Retry> retries, Instant now) throws SQLException {
+        boolean[] applied = new boolean[retries.size()];
+        if (retries.isEmpty()) {
+            return applied;
+        }
+        try (PreparedStatement ps = c.prepareStatement(retry.text())) {
+            for (Retry r : retries) {
+                retry.bind(ps, Params.of().now(now).bigint("delay_ms", Math.max(0, r.delayMs())).text("error", r.error())
+                        .integer("refund", r.refundAttempt() ? 1 : 0)
+                        .bigint("id", r.lease().jobId()).bigint("epoch", r.lease().epoch()));
+                ps.addBatch();
+            }
+            return toApplied(ps.executeBatch());
+        }
+    }
+
+    /** Extends leases by {@code leaseMs} from now; false where the lease was already lost. */
+    public boolean[] extendLeases(Connection c, List<JobLease> leases, long leaseMs, Instant now) throws SQLException {
+        boolean[] applied = new boolean[leases.size()];
+        if (leases.isEmpty()) {
+            return applied;
+        }
+        try (PreparedStatement ps = c.prepareStatement(extend.text())) {
+            for (JobLease l : leases) {
+                extend.bind(ps, Params.of().now(now).bigint("lease_ms", leaseMs).bigint("id", l.jobId())
+                        .bigint("epoch", l.epoch()));
+                ps.addBatch();
+            }
+            return toApplied(ps.executeBatch());
+        }
+    }
+
+    /** Whether this delivery still holds the job: same epoch, still running, lease not expired. */
+    public boolean leaseValid(Connection c, JobLease l, Instant now) throws SQLException {
+        return leaseValid.queryOne(c, Params.of().now(now).bigint("id", l.jobId()).bigint("epoch", l.epoch()),
+                rs -> Boolean.TRUE) != null;
+    }
+
+    /** Running jobs whose lease has expired, locked for the caller's transaction (others skip them). */
+    public List<LeasedJob> expiredLeases(Connection c, int limit, Instant now) throws SQLException {
+        return expired.query(c, Params.of().now(now).integer("limit", limit), JobStore::leased);
+    }
+
+    public Optional<JobRow> get(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(get.queryOne(c, Params.of().bigint("id", id), JobStore::row));
+    }
+
+    public Optional<JobRow> byUniqueKey(Connection c, String key) throws SQLException {
+        return Optional.ofNullable(byUniqueKey.queryOne(c, Params.of().text("key", key), JobStore::row));
+    }
+
+    /** Cancels the batch's jobs that have not started; returns how many. */
+    public int cancelAvailableInBatch(Connection c, long batchId, String reason, Instant now) throws SQLException {
+        return cancelAvailableInBatch.update(c, Params.of().now(now).bigint("batch_id", batchId).text("reason", reason));
+    }
+
+    /** Cancels a flow's jobs that have not started, except those of the given kind (its compensation). */
+    public int cancelAvailableInFlow(Connection c, long flowId, String keepKind, String reason, Instant now)
+            throws SQLException {
+        return cancelAvailableInFlow.update(c, Params.of().now(now).bigint("flow_id", flowId)
+                .text("keep_kind_prefix", keepKind).text("reason", reason));
+    }
+
+    /** Job counts by state, for one queue or (null) all. */
+    public Map<JobState, Long> countByState(Connection c, String queue) throws SQLException {
+        Map<JobState, Long> counts = new EnumMap<>(JobState.class);
+        for (JobState s : JobState.values()) {
+            counts.put(s, 0L);
+        }
+        countByState.query(c, Params.of().text("queue", queue), rs -> {
+            counts.put(JobState.fromSql(rs.getString("state")), rs.getLong("n"));
+            return null;
+        });
+        return counts;
+    }
+
+    private static boolean[] toApplied(int[] counts) {
+        boolean[] applied = new boolean[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            // SUCCESS_NO_INFO would hide a lost lease; neither driver returns it for these statements
+            if (counts[i] == Statement.SUCCESS_NO_INFO) {
+                throw new IllegalStateException("the driver did not report update counts; fencing needs them");
+            }
+            applied[i] = counts[i] > 0;
+        }
+        return applied;
+    }
+
+    private static LeasedJob leased(ResultSet rs) throws SQLException {
+        return new LeasedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), rs.getString("payload"),
+                rs.getLong("epoch"), rs.getInt("attempt"), rs.getInt("max_attempts"), Sql.nullableLong(rs, "timeout_ms"),
+                Sql.nullableLong(rs, "batch_id"), Sql.nullableLong(rs, "chain_id"), Sql.nullableInt(rs, "chain_pos"),
+                Sql.nullableLong(rs, "flow_id"), Sql.instant(rs, "created_at"), Sql.instant(rs, "run_at"));
+    }
+
+    static JobRow row(ResultSet rs) throws SQLException {
+        return new JobRow(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), rs.getString("payload"),
+                JobState.fromSql(rs.getString("state")), Sql.instant(rs, "run_at"), rs.getInt("attempt"),
+                rs.getInt("max_attempts"), rs.getLong("epoch"), rs.getString("lease_owner"),
+                Sql.instant(rs, "lease_expires_at"), rs.getString("unique_key"), Sql.nullableLong(rs, "batch_id"),
+                Sql.nullableLong(rs, "chain_id"), Sql.nullableInt(rs, "chain_pos"), Sql.nullableLong(rs, "flow_id"),
+                rs.getString("last_error"), Sql.instant(rs, "created_at"), Sql.instant(rs, "started_at"),
+                Sql.instant(rs, "finished_at"));
+    }
+}

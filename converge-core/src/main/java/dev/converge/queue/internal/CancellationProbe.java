@@ -1,0 +1,13 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.LeasedJob;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** Answers {@code JobContext.cancelled()}: is the batch or flow this job belongs to still going? */
+@FunctionalInterface
+public interface CancellationProbe {
+    CancellationProbe NEVER = (c, job) -> false;
+
+    boolean cancelled(Connection c, LeasedJob job) throws SQLException;
+}

@@ -1,0 +1,174 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.JobState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes delivery outcomes durable, many per transaction: while one batch commits, the next
+ * accumulates, so a busy node pays one commit for many jobs and an idle one adds no delay.
+ * Every write is fenced by the delivery's epoch; an outcome whose lease moved on is refused and
+ * reported, never forced. When the database is away, outcomes wait here and are retried until
+ * their lease would have expired anyway (then the job is redelivered: nothing is lost).
+ */
+final class Completer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Completer.class);
+    private static final int MAX_BATCH = 1000;
+
+    record Pending(RunningJob r, Outcome outcome) {
+    }
+
+    private final EngineRuntime rt;
+    private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private boolean down;
+
+    Completer(EngineRuntime rt) {
+        this.rt = rt;
+        this.thread = EngineRuntime.daemon(this::loop, "converge-complete");
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void submit(RunningJob r, Outcome outcome) {
+        queue.add(new Pending(r, outcome));
+    }
+
+    private void loop() {
+        List<Pending> batch = new ArrayList<>();
+        while (running || !queue.isEmpty()) {
+            try {
+                Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                if (!apply(batch)) {
+                    // one bad row must not hold the others back: go one by one
+                    for (Pending p : batch) {
+                        applyOneWithRetry(p);
+                    }
+                }
+                batch.clear();
+            } catch (InterruptedException e) {
+                if (!running && queue.isEmpty()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Applies a batch in one transaction; false if the transaction failed (nothing applied). */
+    private boolean apply(List<Pending> batch) {
+        List<Completion> items = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
+            items.add(new Completion(p.r().job, p.outcome(),
+                    reg != null ? reg.type().retry() : dev.converge.queue.RetryPolicy.defaults()));
+        }
+        FinishContext[] ctx = new FinishContext[1];
+        boolean[] applied;
+        try {
+            applied = rt.store.inTransaction(c -> {
+                ctx[0] = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+                return rt.finisher.apply(ctx[0], items);
+            });
+        } catch (RuntimeException e) {
+            if (!down) {
+                log.warn("cannot record {} job outcome(s) ({}); holding them and retrying", batch.size(), e.getMessage());
+                down = true;
+            }
+            return false;
+        }
+        if (down) {
+            log.info("job outcomes are being recorded again");
+            down = false;
+        }
+        ctx[0].queuesToWake().forEach(rt.wakeup::signal);
+        for (int i = 0; i < batch.size(); i++) {
+            settle(batch.get(i), items.get(i), applied[i]);
+        }
+        return true;
+    }
+
+    private void applyOneWithRetry(Pending p) {
+        long backoff = 50;
+        while (true) {
+            if (apply(List.of(p))) {
+                return;
+            }
+            if (p.r().leaseExpiredLocally()) {
+                rt.counters.abandoned.increment();
+                log.warn("job {}: gave up recording its outcome after its lease ran out; it will be redelivered",
+                        p.r().job.lease());
+                rt.forget(p.r());
+                return;
+            }
+            try {
+                Thread.sleep(backoff);
+            } catch (InterruptedException e) {
+                if (!running) {
+                    rt.forget(p.r());
+                    return;
+                }
+            }
+            backoff = Math.min(2000, backoff * 2);
+        }
+    }
+
+    private void settle(Pending p, Completion item, boolean applied) {
+        RunningJob r = p.r();
+        if (!applied) {
+            rt.counters.leaseLost.increment();
+            log.warn("job {} ({}): outcome {} refused: the lease had moved on (expired and taken over); "
+                    + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
+        } else {
+            Object d = JobFinisher.decide(item);
+            if (d instanceof dev.converge.queue.JobStore.Finish f) {
+                if (f.state() == JobState.SUCCEEDED) {
+                    rt.counters.succeeded.increment();
+                } else if (f.state() == JobState.FAILED) {
+                    rt.counters.failed.increment();
+                    log.warn("job {} ({}) failed for good after attempt {}: {}", r.job.id(), r.job.kind(),
+                            r.job.attempt(), firstLine(f.error()));
+                } else {
+                    rt.counters.cancelled.increment();
+                }
+            } else {
+                rt.counters.retried.increment();
+            }
+        }
+        rt.forget(r);
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /** Waits for queued outcomes to be recorded, then stops. */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            thread.interrupt();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.converge.queue.internal;
+
+import dev.converge.lease.LeaseLost;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.JobLease;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The context of one delivery, backed by the node's runtime. */
+final class DefaultJobContext implements JobContext, DeliveryInternals {
+    private final EngineRuntime rt;
+    private final RunningJob r;
+    private volatile Duration releaseDelay;
+
+    DefaultJobContext(EngineRuntime rt, RunningJob r) {
+        this.rt = rt;
+        this.r = r;
+    }
+
+    @Override
+    public long jobId() {
+        return r.job.id();
+    }
+
+    @Override
+    public int attempt() {
+        return r.job.attempt();
+    }
+
+    @Override
+    public int maxAttempts() {
+        return r.job.maxAttempts();
+    }
+
+    @Override
+    public JobLease lease() {
+        return r.job.lease();
+    }
+
+    @Override
+    public Optional<Long> batchId() {
+        return Optional.ofNullable(r.job.batchId());
+    }
+
+    @Override
+    public Optional<Long> flowId() {
+        return Optional.ofNullable(r.job.flowId());
+    }
+
+    @Override
+    public boolean cancelled() {
+        if (r.job.batchId() == null && r.job.flowId() == null) {
+            return false;
+        }
+        return rt.store.withConnection(c -> rt.cancellation.cancelled(c, r.job));
+    }
+
+    @Override
+    public void checkLease() {
+        if (r.lost) {
+            throw new LeaseLost(lease(), r.lostWhy);
+        }
+        if (r.leaseExpiredLocally()) {
+            r.markLost("no heartbeat was confirmed within the lease (" + rt.settings.lease().toMillis()
+                    + "ms); the job may be running elsewhere");
+            throw new LeaseLost(lease(), r.lostWhy);
+        }
+    }
+
+    @Override
+    public void verifyLease() {
+        checkLease();
+        boolean valid = rt.store.withConnection(c -> rt.jobs.leaseValid(c, lease(), rt.store.clock().sqlNow()));
+        if (!valid) {
+            r.markLost("the store says this delivery no longer holds the job");
+            throw new LeaseLost(lease(), r.lostWhy);
+        }
+    }
+
+    @Override
+    public void release(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("release delay must not be negative");
+        }
+        releaseDelay = delay;
+    }
+
+    Duration releaseDelay() {
+        return releaseDelay;
+    }
+
+    @Override
+    public EngineRuntime runtime() {
+        return rt;
+    }
+
+    @Override
+    public dev.converge.queue.LeasedJob job() {
+        return r.job;
+    }
+}

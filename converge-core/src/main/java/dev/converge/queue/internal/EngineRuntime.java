@@ -1,0 +1,197 @@
+package dev.converge.queue.internal;
+
+import dev.converge.crash.CrashPlan;
+import dev.converge.crash.SimulatedCrash;
+import dev.converge.lease.LeaseLost;
+import dev.converge.queue.JobCancelledException;
+import dev.converge.queue.JobHandler;
+import dev.converge.queue.JobStore;
+import dev.converge.queue.LeasedJob;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.store.Store;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything a node's workers share: the store, the handlers, the deliveries this node holds,
+ * the completer, heartbeat, rescuer and wake-ups. Built and owned by the public engine.
+ */
+public final class EngineRuntime {
+    private static final Logger log = LoggerFactory.getLogger(EngineRuntime.class);
+    private static final int MAX_ERROR_CHARS = 16_000;
+
+    final Store store;
+    final JobStore jobs;
+    final String nodeId;
+    final EngineSettings settings;
+    final HandlerRegistry registry;
+    final JsonCodec codec;
+    final Wakeup wakeup = new Wakeup();
+    final Counters counters = new Counters();
+    final CrashPlan crashPlan;
+    final JobFinisher finisher;
+    final CancellationProbe cancellation;
+    final Map<Long, RunningJob> held = new ConcurrentHashMap<>();
+    final Completer completer;
+    private final Heartbeat heartbeat;
+    private final Rescuer rescuer;
+    private final ScheduledExecutorService timeouts;
+
+    public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
+            CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation) {
+        this.store = store;
+        this.jobs = new JobStore(store.dialect());
+        this.nodeId = nodeId;
+        this.settings = settings;
+        this.registry = registry;
+        this.codec = codec;
+        this.crashPlan = crashPlan;
+        this.finisher = new JobFinisher(hooks);
+        this.cancellation = cancellation;
+        this.completer = new Completer(this);
+        this.heartbeat = new Heartbeat(this);
+        this.rescuer = new Rescuer(this);
+        this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
+    }
+
+    static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    public Wakeup wakeup() {
+        return wakeup;
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    public JobFinisher finisher() {
+        return finisher;
+    }
+
+    public JobStore jobs() {
+        return jobs;
+    }
+
+    /** Starts the shared services of a working node. */
+    public void start(boolean working) {
+        if (store.dialect().supportsListen()) {
+            wakeup.listen(store.config());
+        }
+        if (working) {
+            completer.start();
+            heartbeat.start();
+            rescuer.start();
+        }
+    }
+
+    /** Runs one delivery's handler; returns its outcome, or null when the delivery must write nothing. */
+    Outcome invoke(RunningJob r) {
+        LeasedJob job = r.job;
+        HandlerRegistry.Registered<?> reg = registry.get(job.kind());
+        if (reg == null || reg.handler() == null) {
+            return new Outcome.Failed("no handler for job type '" + job.kind() + "' on node " + nodeId, false);
+        }
+        Object payload;
+        try {
+            payload = codec.read(job.payload(), reg.type().payloadType(), job.kind());
+        } catch (RuntimeException e) {
+            return new Outcome.Failed(e.getMessage(), false);
+        }
+        DefaultJobContext ctx = new DefaultJobContext(this, r);
+        Duration timeout = job.timeoutMs() != null ? Duration.ofMillis(job.timeoutMs()) : reg.type().timeout();
+        ScheduledFuture<?> timer = timeout == null ? null : timeouts.schedule(() -> {
+            Thread t = r.thread;
+            if (t != null) {
+                r.timedOut = true;
+                t.interrupt();
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            call(reg.handler(), payload, ctx);
+            if (r.timedOut) {
+                return new Outcome.Failed("timed out after " + timeout.toMillis() + "ms", true);
+            }
+            return ctx.releaseDelay() != null ? new Outcome.Released(ctx.releaseDelay().toMillis(), false) : Outcome.SUCCEEDED;
+        } catch (SimulatedCrash crash) {
+            throw crash;
+        } catch (LeaseLost e) {
+            r.markLost(e.getMessage());
+            return null;
+        } catch (JobCancelledException e) {
+            return new Outcome.Cancelled(e.getMessage());
+        } catch (NonRetryableException e) {
+            return new Outcome.Failed(describe(e), false);
+        } catch (Throwable e) {
+            if (r.lost) {
+                return null;
+            }
+            if (r.timedOut) {
+                return new Outcome.Failed("timed out after " + timeout.toMillis() + "ms: " + describe(e), true);
+            }
+            if (r.shutdownInterrupted) {
+                return new Outcome.Released(0, false);
+            }
+            return new Outcome.Failed(describe(e), true);
+        } finally {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            Thread.interrupted(); // a late timeout or heartbeat interrupt must not leak into the next job
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void call(JobHandler<T> handler, Object payload, DefaultJobContext ctx) throws Exception {
+        handler.handle((T) payload, ctx);
+    }
+
+    /** The error text kept on a failed job: the exception and its stack, bounded. */
+    static String describe(Throwable e) {
+        StringWriter sw = new StringWriter();
+        e.printStackTrace(new PrintWriter(sw));
+        String s = sw.toString();
+        return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "\n... (truncated)";
+    }
+
+    /** Forgets a delivery this node held; its worker gets the slot back. */
+    void forget(RunningJob r) {
+        if (held.remove(r.job.id(), r)) {
+            r.worker.slotFreed();
+        }
+    }
+
+    /** Waits until this node holds no delivery, or the timeout passes. */
+    boolean awaitNoneHeld(long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!held.isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(5);
+        }
+        return held.isEmpty();
+    }
+
+    public void shutdown() {
+        heartbeat.close();
+        rescuer.close();
+        completer.close();
+        timeouts.shutdownNow();
+        wakeup.close();
+        if (!held.isEmpty()) {
+            log.warn("{} deliveries still held at shutdown; their leases will expire and they will be redelivered",
+                    held.size());
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.JobLease;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Extends the leases of every delivery this node holds, in one statement, several times per
+ * lease. A lease the store refuses to extend was taken over: the delivery is marked lost and
+ * its handler interrupted. A beat that cannot reach the store extends nothing, so local
+ * deadlines run out and deliveries stop themselves before their next side effect.
+ */
+final class Heartbeat implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
+
+    private final EngineRuntime rt;
+    private final ScheduledExecutorService timer;
+    private boolean down;
+
+    Heartbeat(EngineRuntime rt) {
+        this.rt = rt;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-heartbeat"));
+    }
+
+    void start() {
+        long every = rt.settings.heartbeat().toMillis();
+        timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    void beat() {
+        List<RunningJob> snapshot = new ArrayList<>(rt.held.values());
+        if (snapshot.isEmpty()) {
+            return;
+        }
+        List<JobLease> leases = new ArrayList<>(snapshot.size());
+        for (RunningJob r : snapshot) {
+            leases.add(r.job.lease());
+        }
+        long sentAt = System.nanoTime();
+        boolean[] extended;
+        try {
+            extended = rt.store.withConnection(c -> rt.jobs.extendLeases(c, leases, rt.settings.lease().toMillis(),
+                    rt.store.clock().sqlNow()));
+        } catch (RuntimeException e) {
+            if (!down) {
+                log.warn("cannot extend {} lease(s) ({}); deliveries stop when their lease runs out", leases.size(),
+                        e.getMessage());
+                down = true;
+            }
+            return;
+        }
+        if (down) {
+            log.info("leases are being extended again");
+            down = false;
+        }
+        long deadline = sentAt + rt.settings.lease().toNanos();
+        for (int i = 0; i < snapshot.size(); i++) {
+            RunningJob r = snapshot.get(i);
+            if (extended[i]) {
+                r.leaseDeadlineNanos = deadline;
+            } else if (rt.held.get(r.job.id()) == r) {
+                r.markLost("the store refused to extend the lease: the job was taken over or finished elsewhere");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

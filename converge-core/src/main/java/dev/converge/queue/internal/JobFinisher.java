@@ -1,0 +1,93 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.JobState;
+import dev.converge.queue.JobStore;
+import dev.converge.queue.JobStore.Finish;
+import dev.converge.queue.JobStore.Retry;
+import dev.converge.queue.LeasedJob;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns delivery outcomes into fenced state changes, in the caller's transaction, and lets the
+ * batch, chain and flow hooks react to jobs that finished for good. The single place where a
+ * job's fate after a delivery is decided.
+ */
+public final class JobFinisher {
+    private final List<FinishHook> hooks;
+
+    public JobFinisher(List<FinishHook> hooks) {
+        this.hooks = List.copyOf(hooks);
+    }
+
+    /** Applies the completions; {@code result[i]} is false where the delivery had lost its lease. */
+    public boolean[] apply(FinishContext tx, List<Completion> items) throws SQLException {
+        JobStore jobs = tx.jobs();
+        List<Finish> finishes = new ArrayList<>();
+        List<Integer> finishIdx = new ArrayList<>();
+        List<Retry> retries = new ArrayList<>();
+        List<Integer> retryIdx = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Completion item = items.get(i);
+            Object decision = decide(item);
+            if (decision instanceof Finish f) {
+                finishes.add(f);
+                finishIdx.add(i);
+            } else {
+                retries.add((Retry) decision);
+                retryIdx.add(i);
+            }
+        }
+        boolean[] applied = new boolean[items.size()];
+        boolean[] finished = jobs.finish(tx.connection(), finishes, tx.now());
+        boolean[] retried = jobs.retry(tx.connection(), retries, tx.now());
+        for (int k = 0; k < retried.length; k++) {
+            applied[retryIdx.get(k)] = retried[k];
+        }
+        for (int k = 0; k < finished.length; k++) {
+            int i = finishIdx.get(k);
+            applied[i] = finished[k];
+            LeasedJob job = items.get(i).job();
+            if (finished[k] && belongsToSomething(job)) {
+                for (FinishHook hook : hooks) {
+                    hook.onFinished(tx, job, finishes.get(k).state(), finishes.get(k).error());
+                }
+            }
+        }
+        return applied;
+    }
+
+    private static boolean belongsToSomething(LeasedJob job) {
+        return job.batchId() != null || job.chainId() != null || job.flowId() != null;
+    }
+
+    /** What an outcome means for the row: a terminal {@link Finish} or a {@link Retry}. */
+    static Object decide(Completion item) {
+        LeasedJob job = item.job();
+        Outcome outcome = item.outcome();
+        if (outcome instanceof Outcome.Succeeded) {
+            return new Finish(job.lease(), JobState.SUCCEEDED, null);
+        }
+        if (outcome instanceof Outcome.Cancelled c) {
+            return new Finish(job.lease(), JobState.CANCELLED, c.reason());
+        }
+        if (outcome instanceof Outcome.Released r) {
+            if (r.refundAttempt() || job.attemptsLeft()) {
+                return new Retry(job.lease(), r.delayMs(), null, r.refundAttempt());
+            }
+            return new Finish(job.lease(), JobState.FAILED,
+                    "released on its final attempt (" + job.attempt() + " of " + job.maxAttempts() + ")");
+        }
+        if (outcome instanceof Outcome.Expired e) {
+            return job.attemptsLeft()
+                    ? new Retry(job.lease(), 0, e.why(), false)
+                    : new Finish(job.lease(), JobState.FAILED, e.why() + "; that was its last attempt");
+        }
+        Outcome.Failed f = (Outcome.Failed) outcome;
+        if (f.retryable() && job.attemptsLeft()) {
+            return new Retry(job.lease(), item.policy().delayAfter(job.attempt()).toMillis(), f.error(), false);
+        }
+        return new Finish(job.lease(), JobState.FAILED, f.error());
+    }
+}

@@ -1,0 +1,118 @@
+package dev.converge.queue.internal;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds one dedicated connection in LISTEN and turns notifications into in-process wake-ups.
+ * It reconnects on its own; while it is down, workers poll. After a reconnect every queue is
+ * woken once, since notifications sent meanwhile are lost.
+ */
+final class PgListener implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgListener.class);
+
+    private final dev.converge.store.StoreConfig config;
+    private final String channel;
+    private final Wakeup wakeup;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile Connection connection;
+
+    PgListener(dev.converge.store.StoreConfig config, String channel, Wakeup wakeup) {
+        this.config = config;
+        this.channel = channel;
+        this.wakeup = wakeup;
+        this.thread = new Thread(this::run, "converge-listen");
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    private void run() {
+        long backoff = 100;
+        boolean wasDown = false;
+        while (running) {
+            try (Connection c = connect()) {
+                connection = c;
+                try (Statement st = c.createStatement()) {
+                    st.execute("LISTEN " + channel);
+                }
+                if (wasDown) {
+                    log.info("listening for job notifications again");
+                    wasDown = false;
+                }
+                wakeup.signalAll();
+                backoff = 100;
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] notes = pg.getNotifications(500);
+                    if (notes != null) {
+                        for (PGNotification n : notes) {
+                            wakeup.signal(n.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                if (!running) {
+                    return;
+                }
+                if (!wasDown) {
+                    log.warn("job notification listener lost its connection ({}); workers poll until it is back",
+                            e.getMessage());
+                    wasDown = true;
+                }
+                sleep(backoff);
+                backoff = Math.min(5000, backoff * 2);
+            }
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        Properties p = new Properties();
+        if (config.username() != null) {
+            p.setProperty("user", config.username());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password());
+        }
+        p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectionTimeout().toSeconds())));
+        p.setProperty("tcpKeepAlive", "true");
+        return DriverManager.getConnection(config.url(), p);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        Connection c = connection;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                log.debug("closing listener connection", e);
+            }
+        }
+        thread.interrupt();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.LeasedJob;
+
+/**
+ * One leased delivery held by this node, from lease to durable completion. The lease deadline is
+ * kept in local monotonic time and only moved forward by heartbeats that the store confirmed,
+ * so a worker that was paused (SIGSTOP, GC, a frozen VM) sees its lease as lost when it wakes,
+ * before its next side effect, without asking anyone.
+ */
+final class RunningJob {
+    final LeasedJob job;
+    final QueueWorker worker;
+    volatile long leaseDeadlineNanos;
+    volatile boolean lost;
+    volatile String lostWhy;
+    volatile Thread thread;
+    volatile boolean timedOut;
+    volatile boolean shutdownInterrupted;
+    volatile boolean started;
+
+    RunningJob(LeasedJob job, QueueWorker worker, long leaseDeadlineNanos) {
+        this.job = job;
+        this.worker = worker;
+        this.leaseDeadlineNanos = leaseDeadlineNanos;
+    }
+
+    void markLost(String why) {
+        if (!lost) {
+            lostWhy = why;
+            lost = true;
+            Thread t = thread;
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+    }
+
+    boolean leaseExpiredLocally() {
+        return System.nanoTime() - leaseDeadlineNanos > 0;
+    }
+}

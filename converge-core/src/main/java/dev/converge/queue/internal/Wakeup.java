@@ -1,0 +1,44 @@
+package dev.converge.queue.internal;
+
+import dev.converge.queue.JobStore;
+import dev.converge.store.StoreConfig;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Wakes idle fetchers when work arrives: in-process signals always, and LISTEN/NOTIFY from other
+ * processes where the database has it. Polling remains the fallback for anything missed.
+ */
+public final class Wakeup implements AutoCloseable {
+    private final ConcurrentMap<String, Signal> signals = new ConcurrentHashMap<>();
+    private PgListener listener;
+
+    Signal signalFor(String queue) {
+        return signals.computeIfAbsent(queue, q -> new Signal());
+    }
+
+    public void signal(String queue) {
+        Signal s = signals.get(queue);
+        if (s != null) {
+            s.raise();
+        }
+    }
+
+    public void signalAll() {
+        signals.values().forEach(Signal::raise);
+    }
+
+    /** Starts listening for other processes' notifications on PostgreSQL. */
+    void listen(StoreConfig config) {
+        listener = new PgListener(config, JobStore.CHANNEL, this);
+        listener.start();
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close();
+        }
+        signalAll();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.converge.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The small seam between the databases the engine runs on. Everything else in the store is
+ * one body of SQL; only what really differs between PostgreSQL and H2 is here.
+ *
+ * <p>SQL templates use {@code :name} parameters and two time tokens that a dialect expands:
+ * {@code {now}} (the bound test instant, or the database clock when it is null) and
+ * {@code {now+:param}} (that plus a number of milliseconds).
+ */
+public interface Dialect {
+
+    /** "postgresql" or "h2"; also the folder of this dialect's migrations. */
+    String name();
+
+    /** Flyway location of the engine's migrations for this database. */
+    default String migrationLocation() {
+        return "classpath:db/converge/" + name();
+    }
+
+    /** SQL for "now": the bound {@code :now} instant, or the database clock when it is null. */
+    String now();
+
+    /** SQL for "now plus {@code :param} milliseconds". */
+    String nowPlusMillis(String param);
+
+    /**
+     * Whether a unique violation inside a transaction aborts the whole transaction (PostgreSQL)
+     * rather than only the failed statement (H2). Where it does, inserts that may conflict use
+     * {@link #onConflictDoNothing()} so that enqueue inside a caller's transaction cannot break it.
+     */
+    boolean conflictAbortsTransaction();
+
+    /** Suffix for an INSERT that silently skips rows violating a unique constraint, or "" if unsupported. */
+    String onConflictDoNothing();
+
+    /** Sends a wake-up to listeners on other processes; a no-op where the database has no such channel. */
+    void notify(Connection c, String channel, String payload) throws SQLException;
+
+    /** Whether {@link #notify} reaches other processes (PostgreSQL LISTEN/NOTIFY). */
+    boolean supportsListen();
+
+    /**
+     * Inserts many rows in as few statements as the database allows and returns the generated
+     * ids in input order; rows skipped as duplicates get -1.
+     */
+    long[] insertMany(Connection c, BulkInsert insert) throws SQLException;
+
+    /** Rows for {@link #insertMany}: a table, its columns with their JDBC types, and values row by row. */
+    record BulkInsert(String table, List<Column> columns, List<Object[]> rows, String conflictColumn) {
+        public record Column(String name, int sqlType) {
+        }
+    }
+
+    /** Expands the time tokens of a template. */
+    default String expand(String template) {
+        String sql = template;
+        int start;
+        while ((start = sql.indexOf("{now+:")) >= 0) {
+            int end = sql.indexOf('}', start);
+            String param = sql.substring(start + 6, end);
+            sql = sql.substring(0, start) + nowPlusMillis(param) + sql.substring(end + 1);
+        }
+        return sql.replace("{now}", now());
+    }
+
+    static Dialect forUrl(String jdbcUrl) {
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            return new PostgresDialect();
+        }
+        if (jdbcUrl.startsWith("jdbc:h2:")) {
+            return new H2Dialect();
+        }
+        throw new IllegalArgumentException(
+                "unsupported database URL (expected jdbc:postgresql: or jdbc:h2:): " + redactUrl(jdbcUrl));
+    }
+
+    /** A JDBC URL without any password parameter, safe to log. */
+    static String redactUrl(String url) {
+        return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    }
+}

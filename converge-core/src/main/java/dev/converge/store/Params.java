@@ -1,0 +1,83 @@
+package dev.converge.store;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Named, typed parameters for a {@link Sql} statement. Types are explicit because a null must
+ * still tell the driver what it is (PostgreSQL infers nothing from an untyped null).
+ */
+public final class Params {
+    record Value(Object value, int sqlType) {
+    }
+
+    private final Map<String, Value> values = new HashMap<>();
+
+    public static Params of() {
+        return new Params();
+    }
+
+    public Params text(String name, String value) {
+        values.put(name, new Value(value, Types.VARCHAR));
+        return this;
+    }
+
+    public Params bigint(String name, Long value) {
+        values.put(name, new Value(value, Types.BIGINT));
+        return this;
+    }
+
+    public Params integer(String name, Integer value) {
+        values.put(name, new Value(value, Types.INTEGER));
+        return this;
+    }
+
+    public Params bool(String name, Boolean value) {
+        values.put(name, new Value(value, Types.BOOLEAN));
+        return this;
+    }
+
+    public Params time(String name, Instant value) {
+        values.put(name, new Value(value, Types.TIMESTAMP_WITH_TIMEZONE));
+        return this;
+    }
+
+    /** The engine clock's instant for {@code :now}; null means "the database's clock". */
+    public Params now(Instant value) {
+        return time("now", value);
+    }
+
+    Value get(String name) {
+        Value v = values.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no value bound for :" + name);
+        }
+        return v;
+    }
+
+    static void bind(PreparedStatement ps, int index, Object value, int sqlType) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, sqlType);
+        } else if (sqlType == Types.TIMESTAMP_WITH_TIMEZONE) {
+            ps.setObject(index, toOffset(value), Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+            ps.setObject(index, value, sqlType);
+        }
+    }
+
+    static OffsetDateTime toOffset(Object value) {
+        if (value instanceof Instant i) {
+            return i.atOffset(ZoneOffset.UTC);
+        }
+        if (value instanceof OffsetDateTime o) {
+            return o;
+        }
+        throw new IllegalArgumentException("not a time: " + value.getClass().getName());
+    }
+}
