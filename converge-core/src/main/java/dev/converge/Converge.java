@@ -1,6 +1,20 @@
 package dev.converge;
 
+import dev.converge.batch.Batches;
+import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.BatchStore;
+import dev.converge.batch.internal.BatchTracker;
+import dev.converge.chain.Chains;
+import dev.converge.chain.internal.ChainStore;
+import dev.converge.chain.internal.ChainTracker;
 import dev.converge.claim.Claims;
+import dev.converge.claim.Leadership;
+import dev.converge.flow.Flows;
+import dev.converge.flow.internal.Compensator;
+import dev.converge.flow.internal.FinishRouter;
+import dev.converge.flow.internal.FlowStore;
+import dev.converge.flow.internal.FlowTracker;
+import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
 import dev.converge.queue.EngineStats;
 import dev.converge.queue.EnqueueResult;
@@ -10,7 +24,6 @@ import dev.converge.queue.JobRow;
 import dev.converge.queue.JobStore;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NewJob;
-import dev.converge.queue.internal.CancellationProbe;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.EngineSettings;
 import dev.converge.queue.internal.FinishHook;
@@ -61,6 +74,11 @@ public final class Converge implements AutoCloseable {
     private final EngineRuntime runtime;
     private final List<QueueWorker> workers = new ArrayList<>();
     private final Claims claims;
+    private final Batches batches;
+    private final Chains chains;
+    private final Flows flows;
+    private final Duration watchdogEvery;
+    private final List<Leadership> leaderships = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -70,7 +88,25 @@ public final class Converge implements AutoCloseable {
         this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace);
         this.registry = b.registry;
         this.codec = new JsonCodec();
-        this.runtime = new EngineRuntime(store, nodeId, settings, registry, codec, b.crashPlan, b.hooks, b.cancellation);
+        BatchTracker batchTracker = new BatchTracker(new BatchStore(store.dialect()));
+        ChainTracker chainTracker = new ChainTracker(new ChainStore(store.dialect()), batchTracker);
+        FlowStore flowStore = new FlowStore(store.dialect());
+        FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
+        batchTracker.wire(chainTracker);
+        chainTracker.wire(flowTracker);
+        flowTracker.compensateQueue(b.systemQueue);
+        FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
+        registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
+                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
+                new Compensator(flowTracker, b.compensationRetry));
+        List<FinishHook> hooks = new ArrayList<>(b.hooks);
+        hooks.add(0, router);
+        this.runtime = new EngineRuntime(store, nodeId, settings, registry, codec, b.crashPlan, hooks, router);
+        java.util.function.Function<Job<?>, JobSpec> encoder = j -> JobSpec.of(encode(j));
+        this.batches = new Batches(runtime, batchTracker, encoder);
+        this.chains = new Chains(runtime, chainTracker, batches, encoder);
+        this.flows = new Flows(runtime, flowTracker, chains, encoder);
+        this.watchdogEvery = b.watchdog;
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
             int prefetch = b.prefetch >= 0 ? b.prefetch : q.getValue();
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), prefetch));
@@ -90,6 +126,10 @@ public final class Converge implements AutoCloseable {
         if (!started) {
             runtime.start(!workers.isEmpty());
             workers.forEach(QueueWorker::start);
+            if (watchdogEvery != null) {
+                leaderships.add(new Leadership(claims, "converge:watchdog", watchdogEvery,
+                        () -> flows.failOverdue(100)).start());
+            }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
         }
@@ -185,6 +225,18 @@ public final class Converge implements AutoCloseable {
         return claims;
     }
 
+    public Batches batches() {
+        return batches;
+    }
+
+    public Chains chains() {
+        return chains;
+    }
+
+    public Flows flows() {
+        return flows;
+    }
+
     public Store store() {
         return store;
     }
@@ -221,6 +273,7 @@ public final class Converge implements AutoCloseable {
             return;
         }
         closed = true;
+        leaderships.forEach(Leadership::close);
         workers.forEach(QueueWorker::stopFetching);
         try {
             long graceEnd = System.currentTimeMillis() + settings.shutdownGrace().toMillis();
@@ -242,7 +295,10 @@ public final class Converge implements AutoCloseable {
         private final HandlerRegistry registry = new HandlerRegistry();
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private final List<FinishHook> hooks = new ArrayList<>();
-        private CancellationProbe cancellation = CancellationProbe.NEVER;
+        private String systemQueue = "default";
+        private Duration watchdog;
+        private RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
+                .cappedAt(Duration.ofMinutes(1));
         private String nodeId = defaultNodeId();
         private Duration lease = Duration.ofSeconds(30);
         private Duration heartbeat;
@@ -353,9 +409,28 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /** For the engine's own packages: answers whether a job's batch or flow was cancelled. */
-        public Builder cancellation(CancellationProbe probe) {
-            this.cancellation = Objects.requireNonNull(probe);
+        /** The queue the engine's own jobs (flow compensation) run on (default "default"). */
+        public Builder systemQueue(String queue) {
+            JobType.of("probe", Object.class).withQueue(queue);
+            this.systemQueue = queue;
+            return this;
+        }
+
+        /**
+         * Runs the watchdog on this node: every {@code every}, the one node holding the watchdog
+         * claim fails flows past their deadline through the terminal-failure path.
+         */
+        public Builder watchdog(Duration every) {
+            if (every == null || every.toMillis() < 10) {
+                throw new IllegalArgumentException("watchdog interval must be at least 10ms");
+            }
+            this.watchdog = every;
+            return this;
+        }
+
+        /** How each compensation of a failed flow is retried before it gives up (default 8 attempts, 1s..1min). */
+        public Builder compensationRetry(RetryPolicy policy) {
+            this.compensationRetry = Objects.requireNonNull(policy);
             return this;
         }
 

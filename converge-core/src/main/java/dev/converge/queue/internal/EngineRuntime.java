@@ -74,6 +74,35 @@ public final class EngineRuntime {
         return wakeup;
     }
 
+    public Store store() {
+        return store;
+    }
+
+    public HandlerRegistry registry() {
+        return registry;
+    }
+
+    public JsonCodec codec() {
+        return codec;
+    }
+
+    public CrashPlan crashPlan() {
+        return crashPlan;
+    }
+
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** A finishing context over the caller's connection, for work that must move batches, chains and flows. */
+    public FinishContext finishContext(java.sql.Connection c) {
+        return new FinishContext(c, jobs, store.dialect(), store.clock().sqlNow());
+    }
+
     public Counters counters() {
         return counters;
     }

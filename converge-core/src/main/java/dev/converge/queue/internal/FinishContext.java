@@ -44,10 +44,15 @@ public final class FinishContext {
     /** Enqueues a job in this transaction; returns its id (the existing one if its unique key was taken). */
     public long enqueue(NewJob job) throws SQLException {
         long id = jobs.insert(connection, job, now).id();
-        if (queuesToWake.add(job.queue())) {
-            dialect.notify(connection, JobStore.CHANNEL, job.queue());
-        }
+        wake(job.queue());
         return id;
+    }
+
+    /** Wakes the workers of a queue once this transaction commits (here and, on PostgreSQL, elsewhere). */
+    public void wake(String queue) throws SQLException {
+        if (queuesToWake.add(queue)) {
+            dialect.notify(connection, JobStore.CHANNEL, queue);
+        }
     }
 
     public Set<String> queuesToWake() {

@@ -1,0 +1,13 @@
+package dev.converge.chain;
+
+import dev.converge.batch.BatchSpec;
+import dev.converge.batch.JobSpec;
+
+/** One stored link of a chain: exactly one of a job or a batch. */
+public record LinkSpec(JobSpec job, BatchSpec batch) {
+    public LinkSpec {
+        if ((job == null) == (batch == null)) {
+            throw new IllegalArgumentException("a chain link is a job or a batch");
+        }
+    }
+}

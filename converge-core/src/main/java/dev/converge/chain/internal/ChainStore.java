@@ -1,0 +1,103 @@
+package dev.converge.chain.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.ConvergeException;
+import dev.converge.batch.JobSpec;
+import dev.converge.chain.ChainProgress;
+import dev.converge.chain.ChainState;
+import dev.converge.chain.LinkSpec;
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+/** The SQL of {@code cv_chain}: position moves by a conditional update, so each link starts once. */
+public final class ChainStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A chain row with its stored links and callbacks. */
+    public record ChainRow(ChainProgress progress, List<LinkSpec> links, JobSpec catchJob, JobSpec finallyJob) {
+    }
+
+    private final Sql insert;
+    private final Sql get;
+    private final Sql advance;
+    private final Sql end;
+    private final Sql fireCatch;
+    private final Sql fireFinally;
+
+    public ChainStore(Dialect d) {
+        insert = Sql.of(d, "INSERT INTO cv_chain (name, state, position, size, links, catch_job, finally_job, flow_id, "
+                + "created_at) VALUES (:name, 'running', 0, :size, :links, :catch_job, :finally_job, :flow_id, {now})");
+        get = Sql.of(d, "SELECT id, name, state, position, size, links, catch_job, finally_job, flow_id, created_at, "
+                + "finished_at FROM cv_chain WHERE id = :id");
+        advance = Sql.of(d, "UPDATE cv_chain SET position = position + 1 WHERE id = :id AND position = :pos "
+                + "AND state = 'running'");
+        end = Sql.of(d, "UPDATE cv_chain SET state = :state, finished_at = {now} WHERE id = :id AND state = 'running'");
+        fireCatch = Sql.of(d, "UPDATE cv_chain SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
+        fireFinally = Sql.of(d, "UPDATE cv_chain SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
+    }
+
+    public long insert(Connection c, String name, List<LinkSpec> links, JobSpec catchJob, JobSpec finallyJob,
+            Long flowId, Instant now) throws SQLException {
+        String linksJson;
+        try {
+            linksJson = JSON.writeValueAsString(links);
+        } catch (JsonProcessingException e) {
+            throw new ConvergeException("cannot store chain links", e);
+        }
+        Params p = Params.of().now(now).text("name", name).integer("size", links.size()).text("links", linksJson)
+                .text("catch_job", catchJob == null ? null : catchJob.toJson())
+                .text("finally_job", finallyJob == null ? null : finallyJob.toJson()).bigint("flow_id", flowId);
+        try (PreparedStatement ps = insert.prepareReturning(c, p, "id")) {
+            ps.executeUpdate();
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    public ChainRow get(Connection c, long id) throws SQLException {
+        return get.queryOne(c, Params.of().bigint("id", id), ChainStore::row);
+    }
+
+    /** Moves past the link at {@code pos}; false if it already moved (a duplicate) or the chain ended. */
+    public boolean advance(Connection c, long id, int pos) throws SQLException {
+        return advance.update(c, Params.of().bigint("id", id).integer("pos", pos)) == 1;
+    }
+
+    /** Ends a running chain in the given state; false if it had already ended. */
+    public boolean end(Connection c, long id, ChainState state, Instant now) throws SQLException {
+        return end.update(c, Params.of().now(now).bigint("id", id).text("state", state.sql())) == 1;
+    }
+
+    public boolean fireCatch(Connection c, long id) throws SQLException {
+        return fireCatch.update(c, Params.of().bigint("id", id)) == 1;
+    }
+
+    public boolean fireFinally(Connection c, long id) throws SQLException {
+        return fireFinally.update(c, Params.of().bigint("id", id)) == 1;
+    }
+
+    private static ChainRow row(ResultSet rs) throws SQLException {
+        ChainProgress p = new ChainProgress(rs.getLong("id"), rs.getString("name"), ChainState.fromSql(rs.getString("state")),
+                rs.getInt("position"), rs.getInt("size"), Sql.nullableLong(rs, "flow_id"), Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "finished_at"));
+        List<LinkSpec> links;
+        try {
+            links = JSON.readValue(rs.getString("links"), new TypeReference<List<LinkSpec>>() { });
+        } catch (JsonProcessingException e) {
+            throw new ConvergeException("stored chain links are unreadable", e);
+        }
+        return new ChainRow(p, links, JobSpec.fromJson(rs.getString("catch_job")),
+                JobSpec.fromJson(rs.getString("finally_job")));
+    }
+}

@@ -1,0 +1,115 @@
+package dev.converge.chain.internal;
+
+import dev.converge.batch.internal.BatchTracker;
+import dev.converge.batch.internal.LinkListener;
+import dev.converge.chain.ChainState;
+import dev.converge.chain.LinkSpec;
+import dev.converge.chain.internal.ChainStore.ChainRow;
+import dev.converge.queue.JobState;
+import dev.converge.queue.internal.FinishContext;
+import java.sql.SQLException;
+
+/**
+ * Moves chains along as their links end, in the finishing job's transaction. Each move is a
+ * conditional update on the chain's position or state, so a link delivered twice starts the
+ * next link once, and {@code catch} and {@code finally} run once.
+ */
+public final class ChainTracker implements LinkListener {
+    private final ChainStore store;
+    private final BatchTracker batches;
+    private volatile ChainListener flows;
+
+    public ChainTracker(ChainStore store, BatchTracker batches) {
+        this.store = store;
+        this.batches = batches;
+    }
+
+    public void wire(ChainListener flowListener) {
+        this.flows = flowListener;
+    }
+
+    public ChainStore store() {
+        return store;
+    }
+
+    /** Starts the chain's link at {@code pos}. */
+    public void startLink(FinishContext tx, ChainRow chain, int pos) throws SQLException {
+        LinkSpec link = chain.links().get(pos);
+        long chainId = chain.progress().id();
+        Long flowId = chain.progress().flowId();
+        if (link.job() != null) {
+            tx.enqueue(link.job().toNewJob().inChain(chainId, pos).inFlow(flowId)
+                    .withUniqueKey("chain:" + chainId + ":" + pos));
+        } else {
+            batches.dispatch(tx, link.batch(), chainId, pos, flowId);
+        }
+    }
+
+    /** A job that is itself a link (not inside a batch) reached a terminal state. */
+    public void jobFinished(FinishContext tx, long chainId, int pos, JobState state, String error) throws SQLException {
+        if (state == JobState.SUCCEEDED) {
+            linkSucceeded(tx, chainId, pos);
+        } else if (state == JobState.FAILED) {
+            linkFailed(tx, chainId, pos, "link " + pos + " failed for good: " + firstLine(error));
+        } else {
+            cancel(tx, chainId);
+        }
+    }
+
+    @Override
+    public void linkSucceeded(FinishContext tx, long chainId, int pos) throws SQLException {
+        if (!store.advance(tx.connection(), chainId, pos)) {
+            return;
+        }
+        ChainRow chain = store.get(tx.connection(), chainId);
+        if (pos + 1 < chain.progress().size()) {
+            startLink(tx, chain, pos + 1);
+            return;
+        }
+        if (store.end(tx.connection(), chainId, ChainState.SUCCEEDED, tx.now())) {
+            fireFinally(tx, chain);
+            if (chain.progress().flowId() != null && flows != null) {
+                flows.chainSucceeded(tx, chain.progress().flowId());
+            }
+        }
+    }
+
+    @Override
+    public void linkFailed(FinishContext tx, long chainId, int pos, String reason) throws SQLException {
+        if (!store.end(tx.connection(), chainId, ChainState.FAILED, tx.now())) {
+            return;
+        }
+        ChainRow chain = store.get(tx.connection(), chainId);
+        if (chain.catchJob() != null && store.fireCatch(tx.connection(), chainId)) {
+            tx.enqueue(chain.catchJob().toNewJob().withUniqueKey("chain:" + chainId + ":catch"));
+        }
+        fireFinally(tx, chain);
+        if (chain.progress().flowId() != null && flows != null) {
+            flows.chainFailed(tx, chain.progress().flowId(), reason);
+        }
+    }
+
+    /** Ends a running chain as cancelled (its flow is failing for another reason); runs {@code finally}. */
+    public boolean cancel(FinishContext tx, long chainId) throws SQLException {
+        if (!store.end(tx.connection(), chainId, ChainState.CANCELLED, tx.now())) {
+            return false;
+        }
+        fireFinally(tx, store.get(tx.connection(), chainId));
+        return true;
+    }
+
+    private void fireFinally(FinishContext tx, ChainRow chain) throws SQLException {
+        long id = chain.progress().id();
+        if (chain.finallyJob() != null && store.fireFinally(tx.connection(), id)) {
+            tx.enqueue(chain.finallyJob().toNewJob().withUniqueKey("chain:" + id + ":finally"));
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

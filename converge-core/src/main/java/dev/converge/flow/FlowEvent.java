@@ -1,0 +1,7 @@
+package dev.converge.flow;
+
+import java.time.Instant;
+
+/** One entry of a flow's history: a transition, when, and why. {@code from} is null for the start. */
+public record FlowEvent(long id, long flowId, Instant at, FlowState from, FlowState to, String reason) {
+}

@@ -1,0 +1,162 @@
+package dev.converge.flow;
+
+import dev.converge.ConvergeException;
+import dev.converge.batch.JobSpec;
+import dev.converge.chain.Chains;
+import dev.converge.chain.LinkSpec;
+import dev.converge.flow.internal.FlowStore;
+import dev.converge.flow.internal.FlowStore.FlowRow;
+import dev.converge.flow.internal.FlowTracker;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.queue.internal.FinishContext;
+import dev.converge.store.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** Starts, fails and inspects flows. Obtained from {@code engine.flows()}. */
+public final class Flows {
+    private final EngineRuntime rt;
+    private final FlowTracker tracker;
+    private final Chains chains;
+    private final Function<Job<?>, JobSpec> encoder;
+
+    public Flows(EngineRuntime rt, FlowTracker tracker, Chains chains, Function<Job<?>, JobSpec> encoder) {
+        this.rt = rt;
+        this.tracker = tracker;
+        this.chains = chains;
+        this.encoder = encoder;
+    }
+
+    /**
+     * Starts the flow in its own transaction, or returns the run that already exists for its
+     * kind and subject ({@code created == false}); never a second run.
+     */
+    public FlowRun start(Flow flow) {
+        Prepared p = prepare(flow);
+        FinishContext[] tx = new FinishContext[1];
+        FlowRun run = rt.store().inTransaction(c -> {
+            tx[0] = rt.finishContext(c);
+            return start(tx[0], flow, p);
+        });
+        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+        return run;
+    }
+
+    /** Starts the flow inside the caller's transaction: it exists if and only if the caller commits. */
+    public FlowRun start(Connection callerTransaction, Flow flow) {
+        Prepared p = prepare(flow);
+        FinishContext tx = rt.finishContext(callerTransaction);
+        try {
+            FlowRun run = start(tx, flow, p);
+            tx.queuesToWake().forEach(rt.wakeup()::signal);
+            return run;
+        } catch (SQLException e) {
+            throw new StoreException("flow start failed", e);
+        }
+    }
+
+    private record Prepared(List<LinkSpec> steps, JobSpec onSuccess, JobSpec onFailure) {
+    }
+
+    private Prepared prepare(Flow flow) {
+        if (flow.steps().isEmpty()) {
+            throw new IllegalArgumentException("flow " + flow.kind() + " has no steps");
+        }
+        return new Prepared(chains.encodeLinks(flow.steps()),
+                flow.onSuccessJob() == null ? null : encoder.apply(flow.onSuccessJob()),
+                flow.onFailureJob() == null ? null : encoder.apply(flow.onFailureJob()));
+    }
+
+    private FlowRun start(FinishContext tx, Flow flow, Prepared p) throws SQLException {
+        Long deadlineMs = flow.deadlineOrNull() == null ? null : flow.deadlineOrNull().toMillis();
+        Optional<Long> id = tracker.store().insert(tx.connection(), flow.kind(), flow.subject(), deadlineMs, p.onSuccess(),
+                p.onFailure(), tx.now());
+        if (id.isEmpty()) {
+            FlowRow existing = tracker.store().bySubject(tx.connection(), flow.kind(), flow.subject())
+                    .orElseThrow(() -> new ConvergeException("flow " + flow.kind() + "/" + flow.subject()
+                            + " conflicted but cannot be found"));
+            return new FlowRun(existing.view().id(), flow.kind(), flow.subject(), false);
+        }
+        tracker.begin(tx, id.get(), flow.kind(), p.steps());
+        return new FlowRun(id.get(), flow.kind(), flow.subject(), true);
+    }
+
+    /**
+     * Fails a running flow through the one terminal-failure path (compensate, then report).
+     * Returns false if the flow was not running: someone else failed it first, or it ended.
+     */
+    public boolean fail(long flowId, String reason) {
+        FinishContext[] tx = new FinishContext[1];
+        boolean won = rt.store().inTransaction(c -> {
+            tx[0] = rt.finishContext(c);
+            return tracker.fail(tx[0], flowId, reason);
+        });
+        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+        return won;
+    }
+
+    /** Fails running flows whose deadline passed; returns how many this call failed. */
+    public int failOverdue(int limit) {
+        List<Long> ids = rt.store().withConnection(c -> tracker.store().overdue(c, limit, rt.store().clock().sqlNow()));
+        int n = 0;
+        for (long id : ids) {
+            if (fail(id, "deadline passed")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Registers what undoes a step of the running job's flow. On failure, compensations run
+     * newest first, each until it succeeds or gives up. They must be idempotent.
+     */
+    public void compensateWith(JobContext ctx, Job<?> compensation) {
+        long flowId = ctx.flowId().orElseThrow(() -> new IllegalStateException(
+                "job " + ctx.jobId() + " is not part of a flow: nothing to register a compensation with"));
+        JobSpec spec = encoder.apply(compensation);
+        rt.store().withConnection(c -> {
+            tracker.store().addCompensation(c, flowId, spec, rt.store().clock().sqlNow());
+            return null;
+        });
+    }
+
+    /** Registers a compensation in the caller's transaction (e.g. when the flow starts). */
+    public void compensateWith(Connection c, long flowId, Job<?> compensation) {
+        try {
+            tracker.store().addCompensation(c, flowId, encoder.apply(compensation), rt.store().clock().sqlNow());
+        } catch (SQLException e) {
+            throw new StoreException("registering a compensation failed", e);
+        }
+    }
+
+    /** Marks a flow as needing a person when it ends (an unsafe operation's outcome is unknown). */
+    public void flagAttention(long flowId, String reason) {
+        rt.store().withConnection(c -> {
+            tracker.store().flagAttention(c, flowId, reason, rt.store().clock().sqlNow());
+            return null;
+        });
+    }
+
+    public Optional<FlowView> get(long flowId) {
+        return rt.store().withConnection(c -> tracker.store().get(c, flowId)).map(FlowRow::view);
+    }
+
+    public Optional<FlowView> find(String kind, String subject) {
+        return rt.store().withConnection(c -> tracker.store().bySubject(c, kind, subject)).map(FlowRow::view);
+    }
+
+    public List<FlowEvent> history(long flowId) {
+        return new ArrayList<>(rt.store().withConnection(c -> tracker.store().history(c, flowId)));
+    }
+
+    public List<Compensation> compensations(long flowId) {
+        return rt.store().withConnection(c -> tracker.store().compensations(c, flowId));
+    }
+}

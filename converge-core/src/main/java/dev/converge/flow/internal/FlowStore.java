@@ -1,0 +1,206 @@
+package dev.converge.flow.internal;
+
+import dev.converge.batch.JobSpec;
+import dev.converge.flow.Compensation;
+import dev.converge.flow.FlowEvent;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.FlowView;
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The SQL of {@code cv_flow}, {@code cv_flow_event} and {@code cv_compensation}. A flow changes
+ * state only by a conditional update from the state the caller expects, so of any number of
+ * parties that decide to fail the same flow, exactly one wins.
+ */
+public final class FlowStore {
+    private static final String COLUMNS = "id, kind, subject, state, deadline, chain_id, failure_reason, attention, "
+            + "on_success, on_failure, created_at, updated_at, finished_at";
+
+    /** A flow row with its reporting hooks. */
+    public record FlowRow(FlowView view, JobSpec onSuccess, JobSpec onFailure) {
+    }
+
+    private final Dialect dialect;
+    private final Sql insert;
+    private final Sql get;
+    private final Sql bySubject;
+    private final Sql setChain;
+    private final Sql transition;
+    private final Sql attention;
+    private final Sql event;
+    private final Sql history;
+    private final Sql overdue;
+    private final Sql addCompensation;
+    private final Sql nextCompensation;
+    private final Sql endCompensation;
+    private final Sql compensationFailedAttempt;
+    private final Sql compensations;
+    private final Sql cancelLooseJobs;
+    private final Sql states;
+
+    public FlowStore(Dialect d) {
+        this.dialect = d;
+        insert = Sql.of(d, "INSERT INTO cv_flow (kind, subject, state, deadline, on_success, on_failure, created_at, "
+                + "updated_at) VALUES (:kind, :subject, 'running', CASE WHEN :has_deadline THEN {now+:deadline_ms} END, "
+                + ":on_success, :on_failure, {now}, {now})" + d.onConflictDoNothing());
+        get = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE id = :id");
+        bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE kind = :kind AND subject = :subject");
+        setChain = Sql.of(d, "UPDATE cv_flow SET chain_id = :chain_id WHERE id = :id");
+        transition = Sql.of(d, "UPDATE cv_flow SET state = :to, updated_at = {now}, "
+                + "failure_reason = COALESCE(:reason, failure_reason), "
+                + "finished_at = CASE WHEN :terminal THEN {now} ELSE finished_at END WHERE id = :id AND state = :from");
+        attention = Sql.of(d, "UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
+        event = Sql.of(d, "INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason) "
+                + "VALUES (:flow_id, {now}, :from, :to, :reason)");
+        history = Sql.of(d, "SELECT id, flow_id, at, from_state, to_state, reason FROM cv_flow_event "
+                + "WHERE flow_id = :flow_id ORDER BY id");
+        overdue = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
+                + "LIMIT :limit");
+        addCompensation = Sql.of(d, "INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
+                + "VALUES (:flow_id, :kind, :payload, 'pending', {now})");
+        nextCompensation = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+                + "finished_at FROM cv_compensation WHERE flow_id = :flow_id AND state = 'pending' ORDER BY id DESC LIMIT 1");
+        endCompensation = Sql.of(d, "UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
+                + "finished_at = {now} WHERE id = :id AND state = 'pending'");
+        compensationFailedAttempt = Sql.of(d, "UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
+                + "WHERE id = :id AND state = 'pending'");
+        compensations = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+                + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
+        cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+                + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
+        states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
+                + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
+    }
+
+    /** Inserts a running flow; empty if one already exists for this kind and subject. */
+    public Optional<Long> insert(Connection c, String kind, String subject, Long deadlineMs, JobSpec onSuccess,
+            JobSpec onFailure, Instant now) throws SQLException {
+        Params p = Params.of().now(now).text("kind", kind).text("subject", subject)
+                .bool("has_deadline", deadlineMs != null).bigint("deadline_ms", deadlineMs == null ? 0L : deadlineMs)
+                .text("on_success", onSuccess == null ? null : onSuccess.toJson())
+                .text("on_failure", onFailure == null ? null : onFailure.toJson());
+        try (PreparedStatement ps = insert.prepareReturning(c, p, "id")) {
+            if (ps.executeUpdate() == 0) {
+                return Optional.empty();
+            }
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                rs.next();
+                return Optional.of(rs.getLong(1));
+            }
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState()) && !dialect.conflictAbortsTransaction()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    public Optional<FlowRow> get(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(get.queryOne(c, Params.of().bigint("id", id), FlowStore::row));
+    }
+
+    public Optional<FlowRow> bySubject(Connection c, String kind, String subject) throws SQLException {
+        return Optional.ofNullable(bySubject.queryOne(c, Params.of().text("kind", kind).text("subject", subject),
+                FlowStore::row));
+    }
+
+    public void setChain(Connection c, long id, long chainId) throws SQLException {
+        setChain.update(c, Params.of().bigint("id", id).bigint("chain_id", chainId));
+    }
+
+    /** Moves the flow from {@code from} to {@code to} and records why; false if it was not in {@code from}. */
+    public boolean transition(Connection c, long id, FlowState from, FlowState to, String reason, Instant now)
+            throws SQLException {
+        if (!from.canMoveTo(to)) {
+            throw new IllegalStateException("flow transition " + from + " -> " + to + " is not allowed");
+        }
+        int n = transition.update(c, Params.of().now(now).bigint("id", id).text("from", from.sql()).text("to", to.sql())
+                .text("reason", to == FlowState.COMPENSATING ? reason : null).bool("terminal", to.isTerminal()));
+        if (n == 1) {
+            addEvent(c, id, from, to, reason, now);
+        }
+        return n == 1;
+    }
+
+    public void addEvent(Connection c, long flowId, FlowState from, FlowState to, String reason, Instant now)
+            throws SQLException {
+        event.update(c, Params.of().now(now).bigint("flow_id", flowId).text("from", from == null ? null : from.sql())
+                .text("to", to.sql()).text("reason", truncate(reason)));
+    }
+
+    public void flagAttention(Connection c, long flowId, String reason, Instant now) throws SQLException {
+        attention.update(c, Params.of().now(now).bigint("id", flowId).text("reason", truncate(reason)));
+    }
+
+    public List<FlowEvent> history(Connection c, long flowId) throws SQLException {
+        return history.query(c, Params.of().bigint("flow_id", flowId), rs -> new FlowEvent(rs.getLong("id"),
+                rs.getLong("flow_id"), Sql.instant(rs, "at"),
+                rs.getString("from_state") == null ? null : FlowState.fromSql(rs.getString("from_state")),
+                FlowState.fromSql(rs.getString("to_state")), rs.getString("reason")));
+    }
+
+    public List<Long> overdue(Connection c, int limit, Instant now) throws SQLException {
+        return overdue.query(c, Params.of().now(now).integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    public void addCompensation(Connection c, long flowId, JobSpec spec, Instant now) throws SQLException {
+        addCompensation.update(c, Params.of().now(now).bigint("flow_id", flowId).text("kind", spec.kind())
+                .text("payload", spec.payload()));
+    }
+
+    /** The newest compensation not yet ended: compensations run in reverse order of registration. */
+    public Optional<Compensation> nextCompensation(Connection c, long flowId) throws SQLException {
+        return Optional.ofNullable(nextCompensation.queryOne(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation));
+    }
+
+    public boolean endCompensation(Connection c, long id, boolean done, String error, Instant now) throws SQLException {
+        return endCompensation.update(c, Params.of().now(now).bigint("id", id).text("state", done ? "done" : "failed")
+                .text("error", truncate(error))) == 1;
+    }
+
+    public void compensationFailedAttempt(Connection c, long id, String error) throws SQLException {
+        compensationFailedAttempt.update(c, Params.of().bigint("id", id).text("error", truncate(error)));
+    }
+
+    public List<Compensation> compensations(Connection c, long flowId) throws SQLException {
+        return compensations.query(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation);
+    }
+
+    /** Cancels the flow's jobs that are not in a batch and have not started. */
+    public int cancelLooseJobs(Connection c, long flowId, String reason, Instant now) throws SQLException {
+        return cancelLooseJobs.update(c, Params.of().now(now).bigint("flow_id", flowId).text("reason", truncate(reason)));
+    }
+
+    /** The states of a job's batch and flow (either may be null), in one round trip. */
+    public String[] states(Connection c, Long batchId, Long flowId) throws SQLException {
+        return states.queryOne(c, Params.of().bigint("batch_id", batchId).bigint("flow_id", flowId),
+                rs -> new String[] {rs.getString("batch_state"), rs.getString("flow_state")});
+    }
+
+    static String truncate(String s) {
+        return s == null || s.length() <= 4000 ? s : s.substring(0, 4000) + "...";
+    }
+
+    private static Compensation compensation(ResultSet rs) throws SQLException {
+        return new Compensation(rs.getLong("id"), rs.getLong("flow_id"), rs.getString("kind"), rs.getString("payload"),
+                rs.getString("state"), rs.getInt("attempts"), rs.getString("last_error"), Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "finished_at"));
+    }
+
+    private static FlowRow row(ResultSet rs) throws SQLException {
+        FlowView v = new FlowView(rs.getLong("id"), rs.getString("kind"), rs.getString("subject"),
+                FlowState.fromSql(rs.getString("state")), Sql.instant(rs, "deadline"), Sql.nullableLong(rs, "chain_id"),
+                rs.getString("failure_reason"), rs.getString("attention"), Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "updated_at"), Sql.instant(rs, "finished_at"));
+        return new FlowRow(v, JobSpec.fromJson(rs.getString("on_success")), JobSpec.fromJson(rs.getString("on_failure")));
+    }
+}

@@ -1,0 +1,107 @@
+package dev.converge.flow.internal;
+
+import dev.converge.batch.internal.BatchTracker;
+import dev.converge.chain.LinkSpec;
+import dev.converge.chain.internal.ChainListener;
+import dev.converge.chain.internal.ChainStore;
+import dev.converge.chain.internal.ChainTracker;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.internal.FlowStore.FlowRow;
+import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.FinishContext;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Moves flows through their state machine inside the transactions that decide them. The
+ * terminal-failure path ({@link #fail}) is one conditional update from {@code running}: the
+ * chain's catch, the watchdog and an operator may all call it for the same flow at once, and
+ * only one of them cancels the flow's work and schedules its compensation; the others learn
+ * they lost and do nothing. Compensation runs in its own durable job, never in the cancelled
+ * context, and the failure is reported only after it.
+ */
+public final class FlowTracker implements ChainListener {
+    /** The built-in job type that runs a failed flow's compensations. */
+    public static final String COMPENSATE_KIND = "converge.flow.compensate";
+
+    private final FlowStore store;
+    private final ChainTracker chains;
+    private final BatchTracker batches;
+    private volatile String compensateQueue = "default";
+
+    public FlowTracker(FlowStore store, ChainTracker chains, BatchTracker batches) {
+        this.store = store;
+        this.chains = chains;
+        this.batches = batches;
+    }
+
+    public FlowStore store() {
+        return store;
+    }
+
+    public void compensateQueue(String queue) {
+        this.compensateQueue = queue;
+    }
+
+    /** Creates the flow's chain and starts its first step. */
+    public void begin(FinishContext tx, long flowId, String kind, List<LinkSpec> steps) throws SQLException {
+        ChainStore cs = chains.store();
+        long chainId = cs.insert(tx.connection(), kind, steps, null, null, flowId, tx.now());
+        store.setChain(tx.connection(), flowId, chainId);
+        store.addEvent(tx.connection(), flowId, null, FlowState.RUNNING, "started", tx.now());
+        chains.startLink(tx, cs.get(tx.connection(), chainId), 0);
+    }
+
+    @Override
+    public void chainSucceeded(FinishContext tx, long flowId) throws SQLException {
+        if (store.transition(tx.connection(), flowId, FlowState.RUNNING, FlowState.SUCCEEDED, "every step succeeded",
+                tx.now())) {
+            FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+            if (row.onSuccess() != null) {
+                tx.enqueue(row.onSuccess().toNewJob().withUniqueKey("flow:" + flowId + ":succeeded"));
+            }
+        }
+    }
+
+    @Override
+    public void chainFailed(FinishContext tx, long flowId, String reason) throws SQLException {
+        fail(tx, flowId, reason);
+    }
+
+    /**
+     * The terminal-failure path: running -> compensating, once. Cancels the flow's chain, its
+     * unfinished batches and its jobs not yet started, then schedules compensation.
+     *
+     * @return whether this call failed the flow (false: it was already failing, failed or done)
+     */
+    public boolean fail(FinishContext tx, long flowId, String reason) throws SQLException {
+        if (!store.transition(tx.connection(), flowId, FlowState.RUNNING, FlowState.COMPENSATING, reason, tx.now())) {
+            return false;
+        }
+        FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+        String why = "flow " + flowId + " failed: " + reason;
+        if (row.view().chainId() != null) {
+            chains.cancel(tx, row.view().chainId());
+        }
+        for (long batchId : batches.store().unfinishedInFlow(tx.connection(), flowId)) {
+            batches.cancel(tx, batchId, why);
+        }
+        store.cancelLooseJobs(tx.connection(), flowId, why, tx.now());
+        tx.enqueue(new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + "}", null, 0,
+                Compensator.ATTEMPTS, null, "flow:" + flowId + ":compensate", null, null, null, null));
+        return true;
+    }
+
+    /** Compensation is over: report the failure (once), as failed or as needing a person. */
+    public void compensated(FinishContext tx, long flowId, boolean allDone) throws SQLException {
+        FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+        boolean attention = !allDone || row.view().attention() != null;
+        FlowState end = attention ? FlowState.NEEDS_ATTENTION : FlowState.FAILED;
+        String why = !allDone ? "a compensation gave up; what it should have undone may still exist"
+                : attention ? row.view().attention() : "compensation complete";
+        if (store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())
+                && row.onFailure() != null) {
+            tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed"));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.converge.flow.internal;
+
+import dev.converge.queue.JobContext;
+import dev.converge.queue.JobLease;
+import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.DeliveryInternals;
+import dev.converge.queue.internal.EngineRuntime;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The compensating job's context, handed to each compensation it runs inline. Everything is
+ * the outer delivery's (so ledger writes are fenced by its lease) except {@link #release},
+ * which is captured: a compensation that asks to be run later has not finished.
+ */
+final class ForwardingContext implements JobContext, DeliveryInternals {
+    private final JobContext outer;
+    private Duration released;
+
+    ForwardingContext(JobContext outer) {
+        this.outer = outer;
+    }
+
+    Duration releasedFor() {
+        return released;
+    }
+
+    @Override
+    public long jobId() {
+        return outer.jobId();
+    }
+
+    @Override
+    public int attempt() {
+        return outer.attempt();
+    }
+
+    @Override
+    public int maxAttempts() {
+        return outer.maxAttempts();
+    }
+
+    @Override
+    public JobLease lease() {
+        return outer.lease();
+    }
+
+    @Override
+    public Optional<Long> batchId() {
+        return outer.batchId();
+    }
+
+    @Override
+    public Optional<Long> flowId() {
+        return outer.flowId();
+    }
+
+    @Override
+    public boolean cancelled() {
+        return false;
+    }
+
+    @Override
+    public void checkLease() {
+        outer.checkLease();
+    }
+
+    @Override
+    public void verifyLease() {
+        outer.verifyLease();
+    }
+
+    @Override
+    public void release(Duration delay) {
+        released = delay;
+    }
+
+    @Override
+    public EngineRuntime runtime() {
+        return ((DeliveryInternals) outer).runtime();
+    }
+
+    @Override
+    public LeasedJob job() {
+        return ((DeliveryInternals) outer).job();
+    }
+}

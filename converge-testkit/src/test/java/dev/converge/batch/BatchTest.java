@@ -1,0 +1,154 @@
+package dev.converge.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.Converge;
+import dev.converge.ConvergeException;
+import dev.converge.flow.Harness;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobType;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.queue.RetryPolicy;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Fail-fast batches and their once-only callbacks, on every store. */
+class BatchTest {
+    record Step(String name) {
+    }
+
+    static final JobType<Step> WORK = JobType.of("batch-test.work", Step.class).withRetry(RetryPolicy.never());
+    static final JobType<Step> THEN = JobType.of("batch-test.then", Step.class);
+    static final JobType<Step> CATCH = JobType.of("batch-test.catch", Step.class);
+    static final JobType<Step> FINALLY = JobType.of("batch-test.finally", Step.class);
+
+    static class Counts {
+        final AtomicInteger sideEffects = new AtomicInteger();
+        final AtomicInteger then = new AtomicInteger();
+        final AtomicInteger caught = new AtomicInteger();
+        final AtomicInteger fin = new AtomicInteger();
+
+        Converge.Builder callbacks(Converge.Builder b) {
+            return b.handle(THEN, (p, ctx) -> then.incrementAndGet())
+                    .handle(CATCH, (p, ctx) -> caught.incrementAndGet())
+                    .handle(FINALLY, (p, ctx) -> fin.incrementAndGet());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "h2-manual-commit", "postgres"})
+    void aFailedJobCancelsTheBatchAndASiblingThatChecksAfterwardsDoesNotActOnIt(String kind) {
+        Counts n = new Counts();
+        try (Harness h = new Harness(kind)) {
+            long[] batchId = new long[1];
+            Converge[] self = new Converge[1];
+            Converge engine = h.engine(b -> n.callbacks(b).queue("default", 2).prefetch(0)
+                    .handle(WORK, (p, ctx) -> {
+                        switch (p.name()) {
+                            case "fails" -> throw new NonRetryableException("the leaf said no");
+                            case "slow" -> {
+                                // a running sibling: wait until the failure is recorded, then check before acting
+                                await().atMost(Duration.ofSeconds(10)).until(() ->
+                                        progress(self[0], batchId[0]).failed() == 1);
+                                if (!ctx.cancelled()) {
+                                    n.sideEffects.incrementAndGet();
+                                }
+                            }
+                            default -> n.sideEffects.incrementAndGet();
+                        }
+                    }));
+            self[0] = engine;
+            batchId[0] = engine.batches().dispatch(Batch.named("resources")
+                    .add(Job.of(WORK, new Step("slow")))
+                    .add(Job.of(WORK, new Step("fails")))
+                    .add(Job.of(WORK, new Step("later-1")))
+                    .add(Job.of(WORK, new Step("later-2")))
+                    .then(Job.of(THEN, new Step("then"))).catchWith(Job.of(CATCH, new Step("catch")))
+                    .andFinally(Job.of(FINALLY, new Step("finally"))));
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> n.fin.get() == 1);
+            BatchProgress p = progress(engine, batchId[0]);
+            assertThat(p.state()).isEqualTo(BatchState.CANCELLED);
+            assertThat(p.pending()).isZero();
+            assertThat(p.failed()).isEqualTo(1);
+            assertThat(p.succeeded() + p.cancelled()).isEqualTo(3);
+            assertThat(n.sideEffects.get()).as("no sibling acted after the batch was cancelled").isZero();
+            await().atMost(Duration.ofSeconds(5)).until(() -> n.caught.get() == 1);
+            assertThat(n.then.get()).isZero();
+        }
+    }
+
+    static BatchProgress progress(Converge engine, long id) {
+        return engine.batches().progress(id).orElseThrow();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void callbacksRunOnceWhenJobsCompleteConcurrentlyOnTwoEngines(String kind) {
+        Counts n = new Counts();
+        try (Harness h = new Harness(kind)) {
+            Converge a = h.engine(b -> n.callbacks(b).queue("default", 8).handle(WORK, (p, ctx) -> n.sideEffects.incrementAndGet()));
+            h.engine(h.anotherStore(), b -> n.callbacks(b).queue("default", 8)
+                    .handle(WORK, (p, ctx) -> n.sideEffects.incrementAndGet()));
+            int batches = 20;
+            int perBatch = 25;
+            for (int i = 0; i < batches; i++) {
+                Batch batch = Batch.named("b" + i).then(Job.of(THEN, new Step("then")))
+                        .andFinally(Job.of(FINALLY, new Step("finally")));
+                for (int j = 0; j < perBatch; j++) {
+                    batch.add(Job.of(WORK, new Step(i + "-" + j)));
+                }
+                a.batches().dispatch(batch);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> n.fin.get() == batches && n.then.get() == batches);
+            assertThat(n.sideEffects.get()).isEqualTo(batches * perBatch);
+            // let any duplicate callback surface before asserting there was none
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> n.then.get() == batches && n.fin.get() == batches);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aBatchThatAllowsFailuresRunsToTheEndAndReportsThem(String kind) {
+        Counts n = new Counts();
+        try (Harness h = new Harness(kind)) {
+            Converge engine = h.engine(b -> n.callbacks(b).queue("default", 4).handle(WORK, (p, ctx) -> {
+                if (p.name().startsWith("bad")) {
+                    throw new NonRetryableException("no");
+                }
+                n.sideEffects.incrementAndGet();
+            }));
+            long id = engine.batches().dispatch(Batch.named("tolerant").allowFailures(true)
+                    .add(Job.of(WORK, new Step("bad-1"))).add(Job.of(WORK, new Step("ok-1")))
+                    .add(Job.of(WORK, new Step("bad-2"))).add(Job.of(WORK, new Step("ok-2")))
+                    .then(Job.of(THEN, new Step("t"))).catchWith(Job.of(CATCH, new Step("c")))
+                    .andFinally(Job.of(FINALLY, new Step("f"))));
+            await().atMost(Duration.ofSeconds(20)).until(() -> n.fin.get() == 1);
+            BatchProgress p = progress(engine, id);
+            assertThat(p.state()).isEqualTo(BatchState.FAILED);
+            assertThat(p.failed()).isEqualTo(2);
+            assertThat(p.succeeded()).isEqualTo(2);
+            assertThat(n.sideEffects.get()).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> n.caught.get() == 1);
+            assertThat(n.then.get()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2"})
+    void badDefinitionsAreRefusedBeforeAnythingIsStored(String kind) {
+        try (Harness h = new Harness(kind)) {
+            Converge engine = h.engine(b -> b.handle(WORK, (p, ctx) -> { }));
+            assertThatThrownBy(() -> engine.batches().dispatch(Batch.named("empty")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one");
+            JobType<Step> unknown = JobType.of("nobody-handles-this", Step.class);
+            assertThatThrownBy(() -> engine.batches().dispatch(Batch.named("x").add(Job.of(unknown, new Step("a")))))
+                    .isInstanceOf(ConvergeException.class).hasMessageContaining("unknown job type 'nobody-handles-this'");
+        }
+    }
+}
