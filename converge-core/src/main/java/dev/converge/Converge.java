@@ -14,6 +14,11 @@ import dev.converge.flow.internal.Compensator;
 import dev.converge.flow.internal.FinishRouter;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowTracker;
+import dev.converge.ledger.Ledger;
+import dev.converge.ledger.ResourceType;
+import dev.converge.ledger.ResourceTypes;
+import dev.converge.ledger.internal.LedgerEngine;
+import dev.converge.token.Tokens;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
 import dev.converge.queue.EngineStats;
@@ -77,7 +82,11 @@ public final class Converge implements AutoCloseable {
     private final Batches batches;
     private final Chains chains;
     private final Flows flows;
+    private final Ledger ledger;
+    private final Tokens tokens;
     private final Duration watchdogEvery;
+    private final Duration reaperEvery;
+    private final Duration reapOlderThan;
     private final List<Leadership> leaderships = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
@@ -96,6 +105,9 @@ public final class Converge implements AutoCloseable {
         chainTracker.wire(flowTracker);
         flowTracker.compensateQueue(b.systemQueue);
         FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
+        LedgerEngine[] ledgerEngine = new LedgerEngine[1];
+        registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
+        registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
         registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
                 .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
                 new Compensator(flowTracker, b.compensationRetry));
@@ -106,6 +118,11 @@ public final class Converge implements AutoCloseable {
         this.batches = new Batches(runtime, batchTracker, encoder);
         this.chains = new Chains(runtime, chainTracker, batches, encoder);
         this.flows = new Flows(runtime, flowTracker, chains, encoder);
+        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, j -> enqueue(j).jobId());
+        this.ledger = new Ledger(ledgerEngine[0]);
+        this.tokens = new Tokens(runtime, flows);
+        this.reaperEvery = b.reaper;
+        this.reapOlderThan = b.reapOlderThan;
         this.watchdogEvery = b.watchdog;
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
             int prefetch = b.prefetch >= 0 ? b.prefetch : q.getValue();
@@ -129,6 +146,13 @@ public final class Converge implements AutoCloseable {
             if (watchdogEvery != null) {
                 leaderships.add(new Leadership(claims, "converge:watchdog", watchdogEvery,
                         () -> flows.failOverdue(100)).start());
+            }
+            if (reaperEvery != null) {
+                leaderships.add(new Leadership(claims, "converge:reaper", reaperEvery,
+                        () -> {
+                            ledger.reap(reapOlderThan);
+                            tokens.returnAbandoned(reapOlderThan);
+                        }).start());
             }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
@@ -237,6 +261,14 @@ public final class Converge implements AutoCloseable {
         return flows;
     }
 
+    public Ledger ledger() {
+        return ledger;
+    }
+
+    public Tokens tokens() {
+        return tokens;
+    }
+
     public Store store() {
         return store;
     }
@@ -297,6 +329,9 @@ public final class Converge implements AutoCloseable {
         private final List<FinishHook> hooks = new ArrayList<>();
         private String systemQueue = "default";
         private Duration watchdog;
+        private Duration reaper;
+        private Duration reapOlderThan = Duration.ofMinutes(5);
+        private final ResourceTypes resources = new ResourceTypes();
         private RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
                 .cappedAt(Duration.ofMinutes(1));
         private String nodeId = defaultNodeId();
@@ -425,6 +460,26 @@ public final class Converge implements AutoCloseable {
                 throw new IllegalArgumentException("watchdog interval must be at least 10ms");
             }
             this.watchdog = every;
+            return this;
+        }
+
+        /** Registers a kind of external resource the ledger creates, tears down and reaps. */
+        public Builder resource(ResourceType type) {
+            resources.register(Objects.requireNonNull(type));
+            return this;
+        }
+
+        /**
+         * Runs the ledger reaper on this node: every {@code every}, the one node holding the
+         * reaper claim schedules the resolution (by lookup at the leaf) of entries left claimed or
+         * uncertain for longer than {@code olderThan} by jobs that ended.
+         */
+        public Builder reaper(Duration every, Duration olderThan) {
+            if (every == null || every.toMillis() < 10 || olderThan == null || olderThan.isNegative()) {
+                throw new IllegalArgumentException("reaper interval must be at least 10ms and its bound not negative");
+            }
+            this.reaper = every;
+            this.reapOlderThan = olderThan;
             return this;
         }
 

@@ -1,0 +1,20 @@
+package dev.converge.crash;
+
+import dev.converge.queue.JobContext;
+import dev.converge.queue.internal.DeliveryInternals;
+
+/**
+ * Lets a handler announce one of the named crash points in its own code, so the crash-point
+ * explorer can crash users' steps (including deliberately naive ones) where the engine's own
+ * code would.
+ */
+public final class CrashSites {
+    private CrashSites() {
+    }
+
+    public static void reach(JobContext ctx, CrashPoint point) {
+        if (ctx instanceof DeliveryInternals d) {
+            d.runtime().crashPlan().reached(point, ctx.lease());
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.converge.ledger;
+
+import dev.converge.flow.Flows;
+import dev.converge.ledger.internal.LedgerEngine;
+import dev.converge.queue.JobContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The side-effect ledger: the durable record of every external resource, and the only way steps
+ * create them. Obtained from {@code engine.ledger()}.
+ *
+ * <pre>{@code
+ * LedgerEntry repo = engine.ledger().ensure(ctx, gitRepos, "site-42", Map.of("private", true));
+ * }</pre>
+ */
+public final class Ledger {
+    private final LedgerEngine engine;
+
+    public Ledger(LedgerEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Makes the resource exist exactly once for its natural key, owned by the job's flow subject,
+     * and returns its confirmed entry. Safe to call any number of times from any number of
+     * deliveries: a confirmed entry is returned without calling the leaf; otherwise the entry is
+     * claimed, the leaf is looked at before anything is created, and the leaf's answer is recorded
+     * the moment it arrives. Throws {@link ResourceConflict} when the key belongs to someone else.
+     */
+    public LedgerEntry ensure(JobContext ctx, ResourceType type, String naturalKey, Map<String, Object> params) {
+        return engine.ensure(ctx, type, naturalKey, null, params);
+    }
+
+    /** As {@link #ensure(JobContext, ResourceType, String, Map)}, for an explicit owning subject (jobs outside a flow). */
+    public LedgerEntry ensure(JobContext ctx, ResourceType type, String naturalKey, String subject,
+            Map<String, Object> params) {
+        return engine.ensure(ctx, type, naturalKey, subject, params);
+    }
+
+    /** Makes one call that creates no resource, retried (or not) as its declared safety allows. */
+    public <T> T call(JobContext ctx, LeafCall<T> call) {
+        return engine.call(ctx, call);
+    }
+
+    /**
+     * Tears down every resource of a flow, newest first. Returns false if it must wait for a create
+     * still in flight (the job was asked to come back later); true when all are settled.
+     */
+    public boolean teardownFlow(JobContext ctx, long flowId) {
+        return engine.teardownFlow(ctx, flowId);
+    }
+
+    /** Tears down every resource owned by a subject (all its flows), newest first. */
+    public boolean teardownSubject(JobContext ctx, String subject) {
+        return engine.teardownSubject(ctx, subject);
+    }
+
+    public List<LedgerEntry> entriesOfFlow(long flowId) {
+        return engine.entriesOfFlow(flowId);
+    }
+
+    public List<LedgerEntry> entriesOfSubject(String subject) {
+        return engine.entriesOfSubject(subject);
+    }
+
+    public Optional<LedgerEntry> entry(String kind, String naturalKey) {
+        return engine.entry(kind, naturalKey);
+    }
+
+    /** Schedules the resolution of unconfirmed entries older than the bound whose owner is gone; returns how many. */
+    public int reap(Duration olderThan) {
+        return engine.reap(olderThan);
+    }
+
+    /** Resources the leaf holds of this type that no ledger entry owns. */
+    public List<LeafResource> orphans(ResourceType type) {
+        return engine.orphans(type);
+    }
+
+    /** The tag a resource of this subject carries at its leaf. */
+    public static String tagFor(String subject) {
+        return dev.converge.ledger.internal.LedgerTags.tagFor(subject);
+    }
+
+    public Flows flows() {
+        return engine.flows();
+    }
+}

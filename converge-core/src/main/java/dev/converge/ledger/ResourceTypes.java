@@ -1,0 +1,29 @@
+package dev.converge.ledger;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The resource types this engine knows, by kind: what teardown and the reaper need to act on an entry. */
+public final class ResourceTypes {
+    private final Map<String, ResourceType> byKind = new ConcurrentHashMap<>();
+
+    public void register(ResourceType type) {
+        ResourceType prev = byKind.putIfAbsent(type.kind(), type);
+        if (prev != null && prev != type) {
+            throw new IllegalArgumentException("resource kind " + type.kind() + " is already registered");
+        }
+    }
+
+    public ResourceType get(String kind) {
+        ResourceType t = byKind.get(kind);
+        if (t == null) {
+            throw new IllegalStateException("no resource type '" + kind + "' is registered on this engine");
+        }
+        return t;
+    }
+
+    public Collection<ResourceType> all() {
+        return byKind.values();
+    }
+}

@@ -1,0 +1,246 @@
+package dev.converge.ledger.internal;
+
+import dev.converge.crash.CrashPoint;
+import dev.converge.ledger.AmbiguousOutcome;
+import dev.converge.ledger.ClaimHeld;
+import dev.converge.ledger.CreateRequest;
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.OutcomeUnknown;
+import dev.converge.ledger.RepetitionSafety;
+import dev.converge.ledger.ResourceExists;
+import dev.converge.ledger.ResourceType;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobCancelledException;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.JobLease;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.store.TransactionGuard;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ensure()}: makes one external resource exist exactly once for its natural key, however
+ * many times (and on however many nodes) the step runs. Claim a ledger row first, look at the
+ * leaf before creating, create outside any transaction with an idempotency key derived from the
+ * row, and record the leaf's answer the moment it arrives, fenced by this delivery's lease.
+ */
+final class EnsureResource {
+    private static final Logger log = LoggerFactory.getLogger(EnsureResource.class);
+    private static final int CLAIM_ROUNDS = 5;
+
+    private final LedgerOps ops;
+    private final java.util.function.LongFunction<Job<?>> compensationFor;
+
+    EnsureResource(LedgerOps ops, java.util.function.LongFunction<Job<?>> compensationFor) {
+        this.ops = ops;
+        this.compensationFor = compensationFor;
+    }
+
+    LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+        TransactionGuard.assertNoTransaction("leaf " + type.kind());
+        String tag = LedgerTags.tagFor(subject);
+        LedgerEntry e = claim(ctx, type, key, subject);
+        if (e.state() == LedgerState.CONFIRMED) {
+            return e;
+        }
+        ops.crash(ctx, CrashPoint.AFTER_CLAIM);
+        if (type.supportsLookup()) {
+            ctx.checkLease();
+            Optional<LeafResource> found = type.find(key);
+            if (found.isPresent()) {
+                return adopt(ctx, e, found.get(), tag);
+            }
+        } else if (e.state() == LedgerState.UNCERTAIN && type.createSafety() != RepetitionSafety.IDEMPOTENT_BY_KEY) {
+            throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
+                    + " cannot be looked up", null);
+        }
+        return create(ctx, type, e, tag, params);
+    }
+
+    /** Returns the entry confirmed for this subject, or one claimed by this delivery. */
+    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject) {
+        JobLease me = ctx.lease();
+        Long flowId = ctx.flowId().orElse(null);
+        for (int round = 0; round < CLAIM_ROUNDS; round++) {
+            Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
+            if (cur.isPresent()) {
+                LedgerEntry e = cur.get();
+                boolean same = subject.equals(e.subject());
+                if (e.state() == LedgerState.CONFIRMED) {
+                    if (same) {
+                        return e;
+                    }
+                    throw LedgerOps.conflict(e, "already exists for another subject");
+                }
+                if (!same && e.state().unresolved()) {
+                    throw LedgerOps.conflict(e, "is being created or deleted for another subject");
+                }
+                if (e.state() == LedgerState.DELETING) {
+                    if (ctx.cancelled()) {
+                        throw new JobCancelledException("cancelled: " + type.kind() + " " + key + " is being torn down");
+                    }
+                    throw new ClaimHeld(type.kind() + " '" + key + "' is being deleted; trying again later");
+                }
+            }
+            if (ctx.cancelled()) {
+                throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + key + "' (R7)");
+            }
+            ctx.checkLease();
+            boolean claimed;
+            if (cur.isEmpty()) {
+                claimed = ops.tx(c -> {
+                    boolean ok = ops.store.insertClaim(c, type.kind(), key, flowId, subject, type.createSafety(), me, ops.now());
+                    if (ok && flowId != null) {
+                        registerCompensation(c, flowId, type.kind(), key);
+                    }
+                    return ok;
+                });
+            } else if (cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
+                LedgerEntry e = cur.get();
+                claimed = ops.tx(c -> {
+                    boolean ok = ops.store.reuse(c, e, flowId, subject, type.createSafety(), me, ops.now());
+                    if (ok && flowId != null) {
+                        registerCompensation(c, flowId, type.kind(), key);
+                    }
+                    return ok;
+                });
+            } else {
+                LedgerEntry e = cur.get();
+                if (LedgerOps.ownedBy(e, ctx)) {
+                    return e;
+                }
+                if (ops.ownerAlive(e)) {
+                    throw new ClaimHeld(type.kind() + " '" + key + "' is being created by job " + e.ownerJobId()
+                            + "; trying again later");
+                }
+                claimed = ops.tx(c -> {
+                    boolean ok = ops.store.takeOver(c, e, flowId, me, ops.now());
+                    if (ok && flowId != null && !flowId.equals(e.flowId())) {
+                        registerCompensation(c, flowId, type.kind(), key);
+                    }
+                    return ok;
+                });
+            }
+            if (claimed) {
+                return ops.byKey(type.kind(), key).orElseThrow();
+            }
+            ctx.verifyLease(); // a refused claim may mean this delivery is stale: stop if so
+        }
+        throw new ClaimHeld(type.kind() + " '" + key + "' is contended; trying again later");
+    }
+
+    private void registerCompensation(java.sql.Connection c, long flowId, String kind, String key)
+            throws java.sql.SQLException {
+        long id = ops.store.byKey(c, kind, key).orElseThrow().id();
+        ops.flows.compensateWith(c, flowId, compensationFor.apply(id));
+    }
+
+    private LedgerEntry adopt(JobContext ctx, LedgerEntry e, LeafResource found, String tag) {
+        if (!tag.equals(found.tag())) {
+            boolean released = ops.db(c -> ops.store.release(c, e.id(), "exists at the leaf without our tag (found tag: "
+                    + found.tag() + ")", ctx.lease(), ops.now()));
+            if (!released) {
+                throw LedgerOps.lost(ctx, "releasing the claim");
+            }
+            throw LedgerOps.conflict(e, "exists at the leaf and is not ours (it does not carry our tag)");
+        }
+        ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
+        if (!ops.db(c -> ops.store.confirm(c, e.id(), found.leafId(), found.data(), ctx.lease(), ops.now()))) {
+            throw LedgerOps.lost(ctx, "adopting " + e.kind() + " '" + e.naturalKey() + "'");
+        }
+        log.info("{} '{}' adopted: found at the leaf with our tag (an earlier attempt created it)", e.kind(),
+                e.naturalKey());
+        ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
+        return ops.byId(e.id()).orElseThrow();
+    }
+
+    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, String tag, Map<String, Object> params) {
+        if (ctx.cancelled()) {
+            ops.db(c -> ops.store.release(c, e.id(), "cancelled before create", ctx.lease(), ops.now()));
+            throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + e.naturalKey() + "' (R7)");
+        }
+        ctx.checkLease();
+        TransactionGuard.assertNoTransaction("leaf " + type.kind());
+        String idempotencyKey = "cv-" + e.id() + "-" + e.generation();
+        LeafResource res;
+        try {
+            res = type.create(new CreateRequest(e.naturalKey(), tag, idempotencyKey, params));
+        } catch (AmbiguousOutcome a) {
+            if (!ops.db(c -> ops.store.markUncertain(c, e.id(), a.getMessage(), ctx.lease(), ops.now()))) {
+                throw LedgerOps.lost(ctx, "recording an ambiguous outcome");
+            }
+            boolean resolvable = type.supportsLookup() || type.createSafety() == RepetitionSafety.IDEMPOTENT_BY_KEY;
+            if (!type.createSafety().retriesAfterAmbiguity() || !resolvable) {
+                throw unknown(ctx, e, a.getMessage(), a);
+            }
+            throw a; // retried: the next attempt looks (or resends the same key) before it creates
+        } catch (dev.converge.ledger.ResourceExists x) {
+            return existsAtLeaf(ctx, type, e, tag, x);
+        } catch (LeafRejected r) {
+            ops.db(c -> ops.store.release(c, e.id(), r.getMessage(), ctx.lease(), ops.now()));
+            if (r.isTransient()) {
+                throw r;
+            }
+            throw new NonRetryableException(r.getMessage(), r);
+        }
+        ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
+        if (!ops.db(c -> ops.store.confirm(c, e.id(), res.leafId(), res.data(), ctx.lease(), ops.now()))) {
+            afterLostConfirm(type, e, res);
+            throw LedgerOps.lost(ctx, "confirming " + type.kind() + " '" + e.naturalKey() + "'");
+        }
+        ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
+        return ops.byId(e.id()).orElseThrow();
+    }
+
+    private LedgerEntry existsAtLeaf(JobContext ctx, ResourceType type, LedgerEntry e, String tag, ResourceExists x) {
+        if (!type.supportsLookup()) {
+            ops.db(c -> ops.store.release(c, e.id(), x.getMessage(), ctx.lease(), ops.now()));
+            throw LedgerOps.conflict(e, "exists at the leaf and cannot be looked up to tell whose it is");
+        }
+        Optional<LeafResource> found = type.find(e.naturalKey());
+        if (found.isEmpty()) {
+            // said "exists" but cannot be found: it is being created or deleted right now; look again later
+            throw new ClaimHeld(type.kind() + " '" + e.naturalKey() + "' exists at the leaf but was not found; retrying");
+        }
+        return adopt(ctx, e, found.get(), tag);
+    }
+
+    /**
+     * We created a resource but lost ownership of its entry before recording it (our lease moved
+     * on: a paused worker woke up, a slow call outlived the lease). Deleting it could pull it from
+     * under the entry's new owner, who finds it by lookup (or resends the same idempotency key) and
+     * adopts it, since it carries our tag. Only when this generation of the entry is over (torn
+     * down or released) will nobody adopt it: then it is provably an orphan and we delete it.
+     * Whatever slips through, the reconciler reports.
+     */
+    private void afterLostConfirm(ResourceType type, LedgerEntry e, LeafResource res) {
+        Optional<LedgerEntry> now = ops.byId(e.id());
+        boolean over = now.isPresent() && now.get().generation() == e.generation()
+                && (now.get().state() == LedgerState.DELETED || now.get().state() == LedgerState.RELEASED);
+        if (!over) {
+            log.warn("{} '{}' (leaf id {}) was created by a delivery that lost its lease before recording it; "
+                    + "left for the entry's current owner to adopt", type.kind(), res.naturalKey(), res.leafId());
+            return;
+        }
+        try {
+            type.delete(res);
+            log.warn("{} '{}' (leaf id {}) was created by a stale delivery after its entry was settled; deleted it",
+                    type.kind(), res.naturalKey(), res.leafId());
+        } catch (RuntimeException ex) {
+            log.error("ORPHAN: {} '{}' (leaf id {}) was created by a stale delivery and could not be deleted: {}",
+                    type.kind(), res.naturalKey(), res.leafId(), ex.getMessage());
+        }
+    }
+
+    private OutcomeUnknown unknown(JobContext ctx, LedgerEntry e, String why, Throwable cause) {
+        String msg = e.kind() + " '" + e.naturalKey() + "': the create is unsafe to repeat and its outcome is unknown ("
+                + why + "); not retried: a person must check";
+        ctx.flowId().ifPresent(f -> ops.flows.flagAttention(f, msg));
+        return new OutcomeUnknown(msg, cause);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.converge.ledger.internal;
+
+import dev.converge.flow.FlowView;
+import dev.converge.flow.Flows;
+import dev.converge.ledger.AmbiguousOutcome;
+import dev.converge.ledger.LeafCall;
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.OutcomeUnknown;
+import dev.converge.ledger.RepetitionSafety;
+import dev.converge.ledger.ResourceType;
+import dev.converge.ledger.ResourceTypes;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobCancelledException;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.JobType;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.store.TransactionGuard;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/** The ledger's machinery behind the public {@link dev.converge.ledger.Ledger} facade. */
+public final class LedgerEngine {
+    /** Compensation of one entry of a failed flow: tear it down. */
+    public record EntryRef(long entryId) {
+    }
+
+    public static JobType<EntryRef> teardownType(String queue) {
+        return JobType.of("converge.ledger.teardown-entry", EntryRef.class).withQueue(queue)
+                .withRetry(RetryPolicy.attempts(20).backoff(Duration.ofMillis(200)).cappedAt(Duration.ofSeconds(30)));
+    }
+
+    public static JobType<EntryRef> resolveType(String queue) {
+        return JobType.of("converge.ledger.resolve-entry", EntryRef.class).withQueue(queue)
+                .withRetry(RetryPolicy.attempts(10).backoff(Duration.ofSeconds(1)).cappedAt(Duration.ofMinutes(1)));
+    }
+
+    private final LedgerOps ops;
+    private final EnsureResource ensure;
+    private final TeardownEntry teardown;
+    private final ResolveEntry resolve;
+    private final JobType<EntryRef> resolveType;
+    private final Function<Job<?>, Long> enqueue;
+
+    public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
+            Function<Job<?>, Long> enqueue) {
+        this.ops = new LedgerOps(rt, new LedgerStore(rt.store().dialect()), flows, types);
+        JobType<EntryRef> teardownType = teardownType(systemQueue);
+        this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)));
+        this.teardown = new TeardownEntry(ops);
+        this.resolve = new ResolveEntry(ops, teardown);
+        this.resolveType = resolveType(systemQueue);
+        this.enqueue = enqueue;
+    }
+
+    public Flows flows() {
+        return ops.flows;
+    }
+
+    /** The handler of the teardown-entry compensation. */
+    public void onTeardown(EntryRef ref, JobContext ctx) {
+        teardown.teardown(ctx, ref.entryId());
+    }
+
+    /** The handler of the reaper's resolve-entry job. */
+    public void onResolve(EntryRef ref, JobContext ctx) {
+        resolve.resolve(ctx, ref.entryId());
+    }
+
+    public LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+        if (key == null || key.isBlank() || key.length() > 500) {
+            throw new IllegalArgumentException("natural key must be 1-500 characters");
+        }
+        String owner = subject != null ? subject : ctx.flowId().flatMap(ops.flows::get).map(FlowView::subject)
+                .orElseThrow(() -> new IllegalArgumentException("job " + ctx.jobId()
+                        + " is not part of a flow: name the subject that owns the resource"));
+        return ensure.ensure(ctx, type, key, owner, params);
+    }
+
+    public <T> T call(JobContext ctx, LeafCall<T> call) {
+        RepetitionSafety safety = call.safety();
+        if (safety == RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT || safety == RepetitionSafety.IDEMPOTENT_BY_TOKEN) {
+            throw new IllegalArgumentException(call.name() + " is " + safety.sql()
+                    + ": create it with ensure(), or spend a token with the token pool");
+        }
+        TransactionGuard.assertNoTransaction("leaf call " + call.name());
+        if (ctx.cancelled()) {
+            throw new JobCancelledException("cancelled before calling " + call.name() + " (R7)");
+        }
+        ctx.checkLease();
+        try {
+            return call.call("cv-job-" + ctx.jobId() + "-" + call.name());
+        } catch (AmbiguousOutcome a) {
+            if (safety.retriesAfterAmbiguity()) {
+                throw a;
+            }
+            String msg = call.name() + " is unsafe to repeat and ended without a known outcome (" + a.getMessage()
+                    + "); not retried: a person must check";
+            ctx.flowId().ifPresent(f -> ops.flows.flagAttention(f, msg));
+            throw new OutcomeUnknown(msg, a);
+        } catch (LeafRejected r) {
+            if (r.isTransient()) {
+                throw r;
+            }
+            throw new NonRetryableException(r.getMessage(), r);
+        }
+    }
+
+    public boolean teardownFlow(JobContext ctx, long flowId) {
+        return teardownAll(ctx, ops.db(c -> ops.store.byFlow(c, flowId)));
+    }
+
+    public boolean teardownSubject(JobContext ctx, String subject) {
+        return teardownAll(ctx, ops.db(c -> ops.store.bySubject(c, subject)));
+    }
+
+    private boolean teardownAll(JobContext ctx, List<LedgerEntry> entries) {
+        List<LedgerEntry> newestFirst = new ArrayList<>(entries);
+        Collections.reverse(newestFirst);
+        for (LedgerEntry e : newestFirst) {
+            if (!teardown.teardown(ctx, e.id())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public List<LedgerEntry> entriesOfFlow(long flowId) {
+        return ops.db(c -> ops.store.byFlow(c, flowId));
+    }
+
+    public List<LedgerEntry> entriesOfSubject(String subject) {
+        return ops.db(c -> ops.store.bySubject(c, subject));
+    }
+
+    public Optional<LedgerEntry> entry(String kind, String key) {
+        return ops.byKey(kind, key);
+    }
+
+    public int reap(Duration olderThan) {
+        List<LedgerEntry> stale = ops.db(c -> ops.store.stale(c, olderThan.toMillis(), 200, ops.now()));
+        for (LedgerEntry e : stale) {
+            enqueue.apply(Job.of(resolveType, new EntryRef(e.id())).uniqueKey("ledger:resolve:" + e.id() + ":"
+                    + e.generation() + ":" + e.updatedAt().toEpochMilli()));
+        }
+        return stale.size();
+    }
+
+    public List<LeafResource> orphans(ResourceType type) {
+        List<LeafResource> inventory = type.list();
+        Set<String> leafIds = new HashSet<>();
+        Set<String> pendingKeys = new HashSet<>();
+        for (LedgerEntry e : ops.db(c -> ops.store.live(c, type.kind()))) {
+            if (e.leafId() != null) {
+                leafIds.add(e.leafId());
+            } else {
+                pendingKeys.add(e.naturalKey());
+            }
+        }
+        List<LeafResource> out = new ArrayList<>();
+        for (LeafResource r : inventory) {
+            if (!leafIds.contains(r.leafId()) && !pendingKeys.contains(r.naturalKey())) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,215 @@
+package dev.converge.ledger.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.ConvergeException;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.RepetitionSafety;
+import dev.converge.queue.JobLease;
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The SQL of {@code cv_ledger}. Every write is a compare-and-set on the entry's state and owner,
+ * fenced by the writing delivery's lease: it applies only while that job is still running under
+ * that epoch. Zero rows means "you no longer own this".
+ */
+public final class LedgerStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String COLUMNS = "id, kind, natural_key, flow_id, subject, state, safety, leaf_id, data, "
+            + "generation, owner_job_id, owner_epoch, last_error, created_at, updated_at, confirmed_at";
+    /** The writer's delivery is still the job's current one. */
+    private static final String FENCE = " AND EXISTS (SELECT 1 FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch "
+            + "AND j.state = 'running')";
+    /** The entry's recorded owner is the expected one (-1 stands for none). */
+    private static final String OWNED_BY = " AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch";
+
+    private final Sql byKey;
+    private final Sql byId;
+    private final Sql byFlow;
+    private final Sql bySubject;
+    private final Sql insertClaim;
+    private final Sql reuse;
+    private final Sql takeOver;
+    private final Sql confirm;
+    private final Sql markUncertain;
+    private final Sql release;
+    private final Sql startDeleting;
+    private final Sql finishDeleting;
+    private final Sql ownerAlive;
+    private final Sql stale;
+    private final Sql live;
+
+    public LedgerStore(Dialect d) {
+        byKey = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key");
+        byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE id = :id");
+        byFlow = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE flow_id = :flow_id ORDER BY id");
+        bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE subject = :subject ORDER BY id");
+        insertClaim = Sql.of(d, "INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
+                + "owner_epoch, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', :safety, :job, "
+                + ":epoch, {now}, {now} FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch AND j.state = 'running'"
+                + d.onConflictDoNothing());
+        reuse = Sql.of(d, "UPDATE cv_ledger SET state = 'claimed', generation = generation + 1, flow_id = :flow_id, "
+                + "subject = :subject, safety = :safety, owner_job_id = :job, owner_epoch = :epoch, leaf_id = NULL, "
+                + "data = NULL, last_error = NULL, confirmed_at = NULL, updated_at = {now} "
+                + "WHERE id = :id AND state = :expected AND generation = :generation" + FENCE);
+        takeOver = Sql.of(d, "UPDATE cv_ledger SET owner_job_id = :job, owner_epoch = :epoch, "
+                + "flow_id = COALESCE(:flow_id, flow_id), updated_at = {now} WHERE id = :id AND state = :expected"
+                + OWNED_BY + FENCE);
+        confirm = Sql.of(d, "UPDATE cv_ledger SET state = 'confirmed', leaf_id = :leaf_id, data = :data, "
+                + "last_error = NULL, confirmed_at = {now}, updated_at = {now} WHERE id = :id "
+                + "AND state IN ('claimed', 'uncertain') AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
+        markUncertain = Sql.of(d, "UPDATE cv_ledger SET state = 'uncertain', last_error = :error, updated_at = {now} "
+                + "WHERE id = :id AND state IN ('claimed', 'uncertain') AND owner_job_id = :job AND owner_epoch = :epoch"
+                + FENCE);
+        release = Sql.of(d, "UPDATE cv_ledger SET state = 'released', last_error = :error, updated_at = {now} "
+                + "WHERE id = :id AND state IN ('claimed', 'uncertain', 'deleting') AND owner_job_id = :job "
+                + "AND owner_epoch = :epoch" + FENCE);
+        startDeleting = Sql.of(d, "UPDATE cv_ledger SET state = 'deleting', owner_job_id = :job, owner_epoch = :epoch, "
+                + "updated_at = {now} WHERE id = :id AND state = :expected" + OWNED_BY + FENCE);
+        finishDeleting = Sql.of(d, "UPDATE cv_ledger SET state = :to, last_error = :error, updated_at = {now} "
+                + "WHERE id = :id AND state = 'deleting' AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
+        ownerAlive = Sql.of(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
+                + "AND lease_expires_at > {now}");
+        stale = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', 'deleting') "
+                + "AND updated_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
+                + "AND j.state IN ('running', 'available')) ORDER BY id LIMIT :limit");
+        live = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
+                + "('claimed', 'uncertain', 'confirmed', 'deleting')");
+    }
+
+    public Optional<LedgerEntry> byKey(Connection c, String kind, String key) throws SQLException {
+        return Optional.ofNullable(byKey.queryOne(c, Params.of().text("kind", kind).text("key", key), LedgerStore::entry));
+    }
+
+    public Optional<LedgerEntry> byId(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(byId.queryOne(c, Params.of().bigint("id", id), LedgerStore::entry));
+    }
+
+    public List<LedgerEntry> byFlow(Connection c, long flowId) throws SQLException {
+        return byFlow.query(c, Params.of().bigint("flow_id", flowId), LedgerStore::entry);
+    }
+
+    public List<LedgerEntry> bySubject(Connection c, String subject) throws SQLException {
+        return bySubject.query(c, Params.of().text("subject", subject), LedgerStore::entry);
+    }
+
+    /** Inserts a claimed entry for this delivery; false if the key is taken or the delivery lost its lease. */
+    public boolean insertClaim(Connection c, String kind, String key, Long flowId, String subject,
+            RepetitionSafety safety, JobLease by, Instant now) throws SQLException {
+        try {
+            return insertClaim.update(c, lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId)
+                    .text("subject", subject).text("safety", safety.sql())) == 1;
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState())) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Claims a deleted or released entry again for a new generation. */
+    public boolean reuse(Connection c, LedgerEntry e, Long flowId, String subject, RepetitionSafety safety, JobLease by,
+            Instant now) throws SQLException {
+        return reuse.update(c, lease(by, now).bigint("id", e.id()).text("expected", e.state().sql())
+                .integer("generation", e.generation()).bigint("flow_id", flowId).text("subject", subject)
+                .text("safety", safety.sql())) == 1;
+    }
+
+    /** Makes this delivery the owner of an unconfirmed entry whose previous owner is gone. */
+    public boolean takeOver(Connection c, LedgerEntry e, Long flowId, JobLease by, Instant now) throws SQLException {
+        return takeOver.update(c, owned(lease(by, now), e).bigint("id", e.id()).text("expected", e.state().sql())
+                .bigint("flow_id", flowId)) == 1;
+    }
+
+    public boolean confirm(Connection c, long id, String leafId, Map<String, Object> data, JobLease by, Instant now)
+            throws SQLException {
+        return confirm.update(c, lease(by, now).bigint("id", id).text("leaf_id", leafId).text("data", json(data))) == 1;
+    }
+
+    public boolean markUncertain(Connection c, long id, String error, JobLease by, Instant now) throws SQLException {
+        return markUncertain.update(c, lease(by, now).bigint("id", id).text("error", truncate(error))) == 1;
+    }
+
+    public boolean release(Connection c, long id, String error, JobLease by, Instant now) throws SQLException {
+        return release.update(c, lease(by, now).bigint("id", id).text("error", truncate(error))) == 1;
+    }
+
+    /** Moves an entry to deleting under this delivery, if it is still as the caller saw it. */
+    public boolean startDeleting(Connection c, LedgerEntry e, JobLease by, Instant now) throws SQLException {
+        return startDeleting.update(c, owned(lease(by, now), e).bigint("id", e.id()).text("expected", e.state().sql())) == 1;
+    }
+
+    public boolean finishDeleting(Connection c, long id, LedgerState to, String error, JobLease by, Instant now)
+            throws SQLException {
+        return finishDeleting.update(c, lease(by, now).bigint("id", id).text("to", to.sql())
+                .text("error", truncate(error))) == 1;
+    }
+
+    /** Whether the delivery that owns an entry is alive: running, same epoch, lease not expired. */
+    public boolean ownerAlive(Connection c, LedgerEntry e, Instant now) throws SQLException {
+        if (e.ownerJobId() == null || e.ownerEpoch() == null) {
+            return false;
+        }
+        return ownerAlive.queryOne(c, Params.of().now(now).bigint("job", e.ownerJobId()).bigint("epoch", e.ownerEpoch()),
+                rs -> Boolean.TRUE) != null;
+    }
+
+    /** Unresolved entries older than the bound whose owning job has ended (it will not come back to them). */
+    public List<LedgerEntry> stale(Connection c, long olderThanMs, int limit, Instant now) throws SQLException {
+        return stale.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).integer("limit", limit),
+                LedgerStore::entry);
+    }
+
+    /** Entries of a kind that own (or may own) a resource at the leaf. */
+    public List<LedgerEntry> live(Connection c, String kind) throws SQLException {
+        return live.query(c, Params.of().text("kind", kind), LedgerStore::entry);
+    }
+
+    private static Params lease(JobLease by, Instant now) {
+        return Params.of().now(now).bigint("job", by.jobId()).bigint("epoch", by.epoch());
+    }
+
+    private static Params owned(Params p, LedgerEntry e) {
+        return p.bigint("old_job", e.ownerJobId() == null ? -1L : e.ownerJobId())
+                .bigint("old_epoch", e.ownerEpoch() == null ? -1L : e.ownerEpoch());
+    }
+
+    static String truncate(String s) {
+        return s == null || s.length() <= 4000 ? s : s.substring(0, 4000) + "...";
+    }
+
+    private static String json(Map<String, Object> data) {
+        try {
+            return data == null ? null : JSON.writeValueAsString(data);
+        } catch (JsonProcessingException e) {
+            throw new ConvergeException("leaf data does not serialize", e);
+        }
+    }
+
+    private static LedgerEntry entry(java.sql.ResultSet rs) throws SQLException {
+        Map<String, Object> data = null;
+        String raw = rs.getString("data");
+        if (raw != null) {
+            try {
+                data = JSON.readValue(raw, new TypeReference<Map<String, Object>>() { });
+            } catch (JsonProcessingException e) {
+                throw new ConvergeException("stored leaf data is unreadable", e);
+            }
+        }
+        return new LedgerEntry(rs.getLong("id"), rs.getString("kind"), rs.getString("natural_key"),
+                Sql.nullableLong(rs, "flow_id"), rs.getString("subject"), LedgerState.fromSql(rs.getString("state")),
+                RepetitionSafety.fromSql(rs.getString("safety")), rs.getString("leaf_id"), data, rs.getInt("generation"),
+                Sql.nullableLong(rs, "owner_job_id"), Sql.nullableLong(rs, "owner_epoch"), rs.getString("last_error"),
+                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"), Sql.instant(rs, "confirmed_at"));
+    }
+}

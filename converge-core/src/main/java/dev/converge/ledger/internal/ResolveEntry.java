@@ -1,0 +1,72 @@
+package dev.converge.ledger.internal;
+
+import dev.converge.flow.FlowState;
+import dev.converge.flow.FlowView;
+import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.ResourceType;
+import dev.converge.queue.JobContext;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reaper's work on one stale entry (claimed or uncertain, its owner gone for good): take it
+ * over, then let the leaf decide. Found with our tag: confirm it, or tear it down if its flow
+ * failed. Absent: release the claim. A stale teardown is finished.
+ */
+final class ResolveEntry {
+    private static final Logger log = LoggerFactory.getLogger(ResolveEntry.class);
+
+    private final LedgerOps ops;
+    private final TeardownEntry teardown;
+
+    ResolveEntry(LedgerOps ops, TeardownEntry teardown) {
+        this.ops = ops;
+        this.teardown = teardown;
+    }
+
+    void resolve(JobContext ctx, long entryId) {
+        Optional<LedgerEntry> cur = ops.byId(entryId);
+        if (cur.isEmpty() || !cur.get().state().unresolved() || ops.ownerAlive(cur.get())) {
+            return;
+        }
+        LedgerEntry e = cur.get();
+        if (e.state() == LedgerState.DELETING || flowGaveUp(e)) {
+            teardown.teardown(ctx, entryId);
+            return;
+        }
+        ResourceType type = ops.types.get(e.kind());
+        if (!type.supportsLookup()) {
+            log.warn("{} '{}' is {} and cannot be resolved without a lookup at the leaf; left for a person",
+                    e.kind(), e.naturalKey(), e.state().sql());
+            return;
+        }
+        if (!ops.db(c -> ops.store.takeOver(c, e, null, ctx.lease(), ops.now()))) {
+            return; // someone else moved it meanwhile
+        }
+        Optional<LeafResource> found = type.find(e.naturalKey());
+        String tag = LedgerTags.tagFor(e.subject());
+        boolean ok;
+        if (found.isPresent() && tag.equals(found.get().tag())) {
+            ok = ops.db(c -> ops.store.confirm(c, e.id(), found.get().leafId(), found.get().data(), ctx.lease(), ops.now()));
+            log.info("reaper: {} '{}' found at the leaf with our tag; confirmed", e.kind(), e.naturalKey());
+        } else {
+            String why = found.isPresent() ? "exists at the leaf but is not ours" : "never created at the leaf";
+            ok = ops.db(c -> ops.store.release(c, e.id(), "reaper: " + why, ctx.lease(), ops.now()));
+            log.info("reaper: {} '{}' released: {}", e.kind(), e.naturalKey(), why);
+        }
+        if (!ok) {
+            throw LedgerOps.lost(ctx, "resolving a stale entry");
+        }
+    }
+
+    private boolean flowGaveUp(LedgerEntry e) {
+        if (e.flowId() == null) {
+            return false;
+        }
+        Optional<FlowView> f = ops.flows.get(e.flowId());
+        return f.isPresent() && f.get().state() != FlowState.RUNNING && f.get().state() != FlowState.SUCCEEDED;
+    }
+}

@@ -1,0 +1,25 @@
+package dev.converge.token;
+
+import dev.converge.ledger.LeafCallException;
+import java.util.Optional;
+
+/** An operation a single-use token permits (send the welcome email): unsafe to repeat by itself. */
+public interface TokenOperation<T> {
+    String name();
+
+    /** Performs it once, with the token as its permission (and, where the leaf takes one, its idempotency key). */
+    T use(String token) throws LeafCallException;
+
+    /**
+     * Looks at the leaf: did a use with this token happen? Empty when the leaf cannot tell; then
+     * a use whose outcome is unknown is never repeated and its flow needs a person.
+     */
+    default Optional<Boolean> wasUsed(String token) throws LeafCallException {
+        return Optional.empty();
+    }
+
+    /** Whether {@link #wasUsed} can answer at all (without calling the leaf to find out). */
+    default boolean canTellIfUsed() {
+        return false;
+    }
+}

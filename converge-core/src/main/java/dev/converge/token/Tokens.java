@@ -1,0 +1,196 @@
+package dev.converge.token;
+
+import dev.converge.crash.CrashPoint;
+import dev.converge.flow.Flows;
+import dev.converge.lease.LeaseLost;
+import dev.converge.ledger.AmbiguousOutcome;
+import dev.converge.ledger.ClaimHeld;
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.OutcomeUnknown;
+import dev.converge.queue.JobCancelledException;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.store.TransactionGuard;
+import dev.converge.token.internal.TokenStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pools of single-use tokens (R11). A token has an owner for its whole life: a delivery checks it
+ * out, marks its use as started, performs the operation it permits once, and spends it; on a
+ * definitive failure it gives it back. Every step is fenced by the delivery's lease, so a stale
+ * worker cannot spend, or give back, a token that is no longer its own. Obtained from
+ * {@code engine.tokens()}.
+ */
+public final class Tokens {
+    private static final Logger log = LoggerFactory.getLogger(Tokens.class);
+
+    private final EngineRuntime rt;
+    private final TokenStore store;
+    private final Flows flows;
+
+    public Tokens(EngineRuntime rt, Flows flows) {
+        this.rt = rt;
+        this.store = new TokenStore(rt.store().dialect());
+        this.flows = flows;
+    }
+
+    private Instant now() {
+        return rt.store().clock().sqlNow();
+    }
+
+    /** Adds a token to a pool, bound to a subject (or null for any); false if the pool already has it. */
+    public boolean add(String pool, String token, String subject) {
+        validate(pool, token);
+        return rt.store().withConnection(c -> store.add(c, pool, token, subject, now()));
+    }
+
+    /** Adds a token in the caller's transaction (e.g. with the row it permits something for). */
+    public boolean add(java.sql.Connection callerTransaction, String pool, String token, String subject) {
+        validate(pool, token);
+        try {
+            return store.add(callerTransaction, pool, token, subject, now());
+        } catch (java.sql.SQLException e) {
+            throw new dev.converge.store.StoreException("adding a token failed", e);
+        }
+    }
+
+    private static void validate(String pool, String token) {
+        if (pool == null || pool.isBlank() || pool.length() > 200 || token == null || token.isBlank()
+                || token.length() > 500) {
+            throw new IllegalArgumentException("token pool (1-200) and value (1-500 characters) are required");
+        }
+    }
+
+    public Optional<Token> forSubject(String pool, String subject) {
+        return rt.store().withConnection(c -> store.bySubject(c, pool, subject));
+    }
+
+    /** Tokens of a pool by state, plus {@code used_unspent}: checked out, use started, not spent. */
+    public Map<String, Long> counts(String pool) {
+        return rt.store().withConnection(c -> store.counts(c, pool));
+    }
+
+    public List<Token> all(String pool) {
+        return rt.store().withConnection(c -> store.all(c, pool));
+    }
+
+    /** Returns tokens checked out but never used by deliveries that ended; returns how many. */
+    public int returnAbandoned(Duration olderThan) {
+        return rt.store().withConnection(c -> store.returnAbandoned(c, olderThan.toMillis(), now()));
+    }
+
+    /**
+     * Uses the subject's token of the pool for the operation, at most once. Returns the
+     * operation's result, or {@code alreadySpent} if an earlier delivery spent it.
+     */
+    public <T> TokenUse<T> useOnce(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
+        TransactionGuard.assertNoTransaction("token operation " + op.name());
+        Token t = acquire(ctx, pool, subject, op);
+        if (t.state() == TokenState.SPENT) {
+            return new TokenUse<>(true, null, t);
+        }
+        if (ctx.cancelled()) {
+            rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
+            throw new JobCancelledException("cancelled before " + op.name() + " (R7); token given back");
+        }
+        ctx.checkLease();
+        if (!rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now()))) {
+            throw new LeaseLost(ctx.lease(), "marking the use of token " + t.id() + " was refused");
+        }
+        T result;
+        try {
+            result = op.use(t.value());
+        } catch (LeafRejected r) {
+            rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
+            if (r.isTransient()) {
+                throw r;
+            }
+            throw new NonRetryableException(r.getMessage(), r);
+        } catch (AmbiguousOutcome a) {
+            if (op.canTellIfUsed()) {
+                throw a; // the next attempt asks the leaf before it uses the token again
+            }
+            throw unknown(ctx, op, a);
+        }
+        rt.crashPlan().reached(CrashPoint.AFTER_TOKEN_USE, ctx.lease());
+        if (!rt.store().withConnection(c -> store.spend(c, t.id(), ctx.lease(), now()))) {
+            log.warn("token {} of pool {} was used by {} but spending it was refused: this delivery lost its lease",
+                    t.id(), pool, op.name());
+            throw new LeaseLost(ctx.lease(), "spending token " + t.id() + " was refused");
+        }
+        return new TokenUse<>(false, result, store(t.id()));
+    }
+
+    /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
+    private <T> Token acquire(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
+        for (int round = 0; round < 5; round++) {
+            Optional<Token> found = rt.store().withConnection(c ->
+                    subject != null ? store.bySubject(c, pool, subject) : store.firstAvailable(c, pool));
+            if (found.isEmpty()) {
+                throw new NonRetryableException("no token in pool '" + pool + "'" + (subject == null ? "" : " for " + subject)
+                        + ": the operation is not permitted");
+            }
+            Token t = found.get();
+            if (t.state() == TokenState.SPENT) {
+                return t;
+            }
+            ctx.checkLease();
+            String owner = rt.nodeId() + "/job-" + ctx.jobId();
+            boolean got;
+            if (t.state() == TokenState.AVAILABLE) {
+                got = rt.store().withConnection(c -> store.checkout(c, t.id(), owner, ctx.lease(), now()));
+            } else if (mine(t, ctx)) {
+                return t;
+            } else if (ownerAlive(t)) {
+                throw new ClaimHeld("token " + t.id() + " of pool " + pool + " is in use by job " + t.ownerJobId());
+            } else if (t.usedAt() == null) {
+                got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
+            } else {
+                Optional<Boolean> used = op.wasUsed(t.value());
+                if (used.isEmpty()) {
+                    throw unknown(ctx, op, null);
+                }
+                got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
+                if (got && used.get()) {
+                    // the dead owner's use did happen: record it instead of repeating it
+                    rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now())
+                            && store.spend(c, t.id(), ctx.lease(), now()));
+                    log.info("token {} of pool {}: an earlier delivery's {} did happen; spent without repeating it",
+                            t.id(), pool, op.name());
+                    return store(t.id());
+                }
+            }
+            if (got) {
+                return store(t.id());
+            }
+            ctx.verifyLease();
+        }
+        throw new ClaimHeld("token of pool " + pool + " is contended; trying again later");
+    }
+
+    private Token store(long id) {
+        return rt.store().withConnection(c -> store.byId(c, id)).orElseThrow();
+    }
+
+    private static boolean mine(Token t, JobContext ctx) {
+        return t.ownerJobId() != null && t.ownerJobId() == ctx.jobId() && t.ownerEpoch() != null
+                && t.ownerEpoch() == ctx.lease().epoch();
+    }
+
+    private boolean ownerAlive(Token t) {
+        return rt.store().withConnection(c -> store.ownerAlive(c, t, now()));
+    }
+
+    private OutcomeUnknown unknown(JobContext ctx, TokenOperation<?> op, Throwable cause) {
+        String msg = op.name() + " may or may not have happened and the leaf cannot tell; not repeated: a person must check";
+        ctx.flowId().ifPresent(f -> flows.flagAttention(f, msg));
+        return new OutcomeUnknown(msg, cause);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.converge.token.internal;
+
+import dev.converge.queue.JobLease;
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import dev.converge.token.Token;
+import dev.converge.token.TokenState;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The SQL of {@code cv_token}: every change of a checked-out token is fenced by its owner's lease. */
+public final class TokenStore {
+    private static final String COLUMNS = "id, pool, token, subject, state, owner_job_id, owner_epoch, checked_out_at, "
+            + "used_at, spent_at, created_at";
+    private static final String FENCE = " AND EXISTS (SELECT 1 FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch "
+            + "AND j.state = 'running')";
+    private static final String MINE = " AND owner_job_id = :job AND owner_epoch = :epoch";
+
+    private final Sql insert;
+    private final Sql bySubject;
+    private final Sql byId;
+    private final Sql firstAvailable;
+    private final Sql checkout;
+    private final Sql takeOver;
+    private final Sql markUsing;
+    private final Sql spend;
+    private final Sql giveBack;
+    private final Sql returnAbandoned;
+    private final Sql counts;
+    private final Sql all;
+    private final Sql ownerAlive;
+
+    public TokenStore(Dialect d) {
+        insert = Sql.of(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
+                + "VALUES (:pool, :token, :subject, 'available', {now})" + d.onConflictDoNothing());
+        bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
+                + "ORDER BY id LIMIT 1");
+        byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
+        firstAvailable = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
+                + "ORDER BY id LIMIT 1");
+        checkout = Sql.of(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
+                + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
+                + FENCE);
+        takeOver = Sql.of(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
+                + "checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'checked_out' "
+                + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
+        markUsing = Sql.of(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
+        spend = Sql.of(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
+                + MINE + FENCE);
+        giveBack = Sql.of(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+                + "owner_epoch = NULL, checked_out_at = NULL, used_at = NULL WHERE id = :id AND state = 'checked_out'"
+                + MINE + FENCE);
+        returnAbandoned = Sql.of(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+                + "owner_epoch = NULL, checked_out_at = NULL WHERE state = 'checked_out' AND used_at IS NULL "
+                + "AND checked_out_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j "
+                + "WHERE j.id = cv_token.owner_job_id AND j.state IN ('running', 'available'))");
+        counts = Sql.of(d, "SELECT state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END AS used, COUNT(*) AS n "
+                + "FROM cv_token WHERE pool = :pool GROUP BY state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END");
+        all = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
+        ownerAlive = Sql.of(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
+                + "AND lease_expires_at > {now}");
+    }
+
+    public boolean add(Connection c, String pool, String token, String subject, Instant now) throws SQLException {
+        try {
+            return insert.update(c, Params.of().now(now).text("pool", pool).text("token", token).text("subject", subject)) == 1;
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState())) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    public Optional<Token> bySubject(Connection c, String pool, String subject) throws SQLException {
+        return Optional.ofNullable(bySubject.queryOne(c, Params.of().text("pool", pool).text("subject", subject),
+                TokenStore::token));
+    }
+
+    public Optional<Token> byId(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(byId.queryOne(c, Params.of().bigint("id", id), TokenStore::token));
+    }
+
+    public Optional<Token> firstAvailable(Connection c, String pool) throws SQLException {
+        return Optional.ofNullable(firstAvailable.queryOne(c, Params.of().text("pool", pool), TokenStore::token));
+    }
+
+    public boolean checkout(Connection c, long id, String owner, JobLease by, Instant now) throws SQLException {
+        return checkout.update(c, lease(by, now).bigint("id", id).text("owner", owner)) == 1;
+    }
+
+    public boolean takeOver(Connection c, Token t, String owner, JobLease by, Instant now) throws SQLException {
+        return takeOver.update(c, lease(by, now).bigint("id", t.id()).text("owner", owner)
+                .bigint("old_job", t.ownerJobId() == null ? -1L : t.ownerJobId())
+                .bigint("old_epoch", t.ownerEpoch() == null ? -1L : t.ownerEpoch())) == 1;
+    }
+
+    public boolean markUsing(Connection c, long id, JobLease by, Instant now) throws SQLException {
+        return markUsing.update(c, lease(by, now).bigint("id", id)) == 1;
+    }
+
+    public boolean spend(Connection c, long id, JobLease by, Instant now) throws SQLException {
+        return spend.update(c, lease(by, now).bigint("id", id)) == 1;
+    }
+
+    public boolean giveBack(Connection c, long id, JobLease by, Instant now) throws SQLException {
+        return giveBack.update(c, lease(by, now).bigint("id", id)) == 1;
+    }
+
+    /** Returns tokens checked out, never used, by jobs that ended; returns how many. */
+    public int returnAbandoned(Connection c, long olderThanMs, Instant now) throws SQLException {
+        return returnAbandoned.update(c, Params.of().now(now).bigint("minus_ms", -olderThanMs));
+    }
+
+    /** Counts by state; checked-out tokens whose use started count under {@code usedUnspent}. */
+    public Map<String, Long> counts(Connection c, String pool) throws SQLException {
+        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        for (TokenState s : TokenState.values()) {
+            out.put(s.sql(), 0L);
+        }
+        out.put("used_unspent", 0L);
+        counts.query(c, Params.of().text("pool", pool), rs -> {
+            String state = rs.getString("state");
+            long n = rs.getLong("n");
+            out.merge(state, n, Long::sum);
+            if ("checked_out".equals(state) && rs.getInt("used") == 1) {
+                out.merge("used_unspent", n, Long::sum);
+            }
+            return null;
+        });
+        return out;
+    }
+
+    public List<Token> all(Connection c, String pool) throws SQLException {
+        return all.query(c, Params.of().text("pool", pool), TokenStore::token);
+    }
+
+    /** Whether the delivery holding a checked-out token is alive: running, same epoch, lease not expired. */
+    public boolean ownerAlive(Connection c, Token t, Instant now) throws SQLException {
+        if (t.ownerJobId() == null || t.ownerEpoch() == null) {
+            return false;
+        }
+        return ownerAlive.queryOne(c, Params.of().now(now).bigint("job", t.ownerJobId()).bigint("epoch", t.ownerEpoch()),
+                rs -> Boolean.TRUE) != null;
+    }
+
+    private static Params lease(JobLease by, Instant now) {
+        return Params.of().now(now).bigint("job", by.jobId()).bigint("epoch", by.epoch());
+    }
+
+    private static Token token(java.sql.ResultSet rs) throws SQLException {
+        return new Token(rs.getLong("id"), rs.getString("pool"), rs.getString("token"), rs.getString("subject"),
+                TokenState.fromSql(rs.getString("state")), Sql.nullableLong(rs, "owner_job_id"),
+                Sql.nullableLong(rs, "owner_epoch"), Sql.instant(rs, "checked_out_at"), Sql.instant(rs, "used_at"),
+                Sql.instant(rs, "spent_at"), Sql.instant(rs, "created_at"));
+    }
+}
