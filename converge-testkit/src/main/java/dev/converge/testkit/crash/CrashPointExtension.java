@@ -6,7 +6,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /** The engine behind {@link CrashPointTest}. */
-public final class CrashPointExtension implements TestTemplateInvocationContextProvider, AfterAllCallback {
+public final class CrashPointExtension implements TestTemplateInvocationContextProvider {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(CrashPointExtension.class);
 
     @Override
@@ -64,6 +63,8 @@ public final class CrashPointExtension implements TestTemplateInvocationContextP
                     int[] counts = tally.computeIfAbsent(point, k -> new int[2]);
                     counts[0] += injector.reached().getOrDefault(point, 0);
                     counts[1] += injector.crashed() ? 1 : 0;
+                    System.out.printf("crash point %-28s reached %d time(s), crashed: %s%n", point.id(),
+                            injector.reached().getOrDefault(point, 0), injector.crashed() ? "yes" : "no");
                     if (ec.getExecutionException().isEmpty() && !injector.crashed()) {
                         throw new AssertionError("crash point " + point.id() + " was never reached: this run proves "
                                 + "nothing about it");
@@ -71,16 +72,5 @@ public final class CrashPointExtension implements TestTemplateInvocationContextP
                 });
             }
         };
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        Map<CrashPoint, int[]> tally = tally(context);
-        if (tally.isEmpty()) {
-            return;
-        }
-        StringBuilder s = new StringBuilder("crash points in " + context.getDisplayName() + ":\n");
-        tally.forEach((p, c) -> s.append(String.format("  %-28s reached %3d  crashed %3d%n", p.id(), c[0], c[1])));
-        System.out.print(s);
     }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * first attempt reaching that point. The test builds its engine with {@code .crashPlan(injector)},
  * runs its flow to the end and asserts convergence; the extension fails any invocation whose
  * crash point was never reached (a crash that did not happen proves nothing) and prints a table
- * of points reached and crashed.
+ * line per point: how often it was reached, and whether the crash happened.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -1,0 +1,134 @@
+package dev.converge.token;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.Converge;
+import dev.converge.flow.Flow;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.Harness;
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.OutcomeUnknown;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobRow;
+import dev.converge.queue.JobState;
+import dev.converge.queue.JobType;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.testkit.leaf.CountingMailbox;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** R11: a single-use token has an owner for its whole life; the operation it permits happens at most once. */
+class TokenTest {
+    record Send(String subject) {
+    }
+
+    static final JobType<Send> SEND = JobType.of("token-test.send", Send.class)
+            .withRetry(RetryPolicy.attempts(4).backoff(Duration.ofMillis(20)).cappedAt(Duration.ofMillis(50)));
+
+    final AtomicReference<Throwable> lastError = new AtomicReference<>();
+    final AtomicReference<TokenUse<String>> lastUse = new AtomicReference<>();
+
+    Converge engine(Harness h, TokenOperation<String> op) {
+        Converge[] self = new Converge[1];
+        self[0] = h.engine(b -> b.queue("default", 2).handle(SEND, (p, ctx) -> {
+            try {
+                lastUse.set(self[0].tokens().useOnce(ctx, "welcome", p.subject(), op));
+            } catch (RuntimeException e) {
+                lastError.set(e);
+                throw e;
+            }
+        }));
+        return self[0];
+    }
+
+    static JobRow run(Converge engine, String subject) {
+        long id = engine.enqueue(Job.of(SEND, new Send(subject))).jobId();
+        await().atMost(Duration.ofSeconds(20)).until(() -> engine.job(id).orElseThrow().state().isTerminal());
+        return engine.job(id).orElseThrow();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aTokenIsSpentOnceAndTheOperationIsNotRepeated(String kind) {
+        CountingMailbox mail = new CountingMailbox(false);
+        try (Harness h = new Harness(kind)) {
+            Converge engine = engine(h, mail);
+            engine.tokens().add("welcome", "t-1", "site-1");
+            assertThat(run(engine, "site-1").state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(lastUse.get().alreadySpent()).isFalse();
+            assertThat(run(engine, "site-1").state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(lastUse.get().alreadySpent()).isTrue();
+            assertThat(mail.count("t-1")).isEqualTo(1);
+            assertThat(engine.tokens().forSubject("welcome", "site-1").orElseThrow().state()).isEqualTo(TokenState.SPENT);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aDefinitiveFailureGivesTheTokenBack(String kind) {
+        AtomicInteger calls = new AtomicInteger();
+        TokenOperation<String> refusesOnce = new TokenOperation<>() {
+            @Override
+            public String name() {
+                return "send";
+            }
+
+            @Override
+            public String use(String token) {
+                if (calls.incrementAndGet() == 1) {
+                    throw new LeafRejected("smtp", "550 mailbox unavailable", 550, false);
+                }
+                return "ok";
+            }
+        };
+        try (Harness h = new Harness(kind)) {
+            Converge engine = engine(h, refusesOnce);
+            engine.tokens().add("welcome", "t-2", "site-2");
+            assertThat(run(engine, "site-2").state()).isEqualTo(JobState.FAILED);
+            Token t = engine.tokens().forSubject("welcome", "site-2").orElseThrow();
+            assertThat(t.state()).as("given back on the failure path").isEqualTo(TokenState.AVAILABLE);
+            assertThat(t.ownerJobId()).isNull();
+            assertThat(run(engine, "site-2").state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(engine.tokens().forSubject("welcome", "site-2").orElseThrow().state()).isEqualTo(TokenState.SPENT);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void anUnknownSendIsResolvedByAskingTheLeafNotByRepeatingIt(String kind) {
+        CountingMailbox mail = new CountingMailbox(true).dropAfterAccept(1);
+        try (Harness h = new Harness(kind)) {
+            Converge engine = engine(h, mail);
+            engine.tokens().add("welcome", "t-3", "site-3");
+            JobRow job = run(engine, "site-3");
+            assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(job.attempt()).isEqualTo(2);
+            assertThat(mail.count("t-3")).as("the second attempt looked, and did not send again").isEqualTo(1);
+            assertThat(lastUse.get().alreadySpent()).isTrue();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void anUnknownSendThatCannotBeLookedUpIsNeverRepeatedAndNeedsAPerson(String kind) {
+        CountingMailbox mail = new CountingMailbox(false).dropAfterAccept(1);
+        try (Harness h = new Harness(kind)) {
+            Converge engine = engine(h, mail);
+            engine.tokens().add("welcome", "t-4", "site-4");
+            long flow = engine.flows().start(Flow.of("welcome", "site-4").step(Job.of(SEND, new Send("site-4")))).flowId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state().isTerminal());
+            assertThat(engine.flows().get(flow).orElseThrow().state()).isEqualTo(FlowState.NEEDS_ATTENTION);
+            assertThat(lastError.get()).isInstanceOf(OutcomeUnknown.class);
+            assertThat(mail.count("t-4")).isEqualTo(1);
+            Token t = engine.tokens().forSubject("welcome", "site-4").orElseThrow();
+            assertThat(t.state()).isEqualTo(TokenState.CHECKED_OUT);
+            assertThat(t.usedAt()).as("its use started: it must not be handed out again").isNotNull();
+            assertThat(engine.tokens().returnAbandoned(Duration.ZERO)).as("the reaper leaves a used token alone").isZero();
+            assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 1L);
+        }
+    }
+}
