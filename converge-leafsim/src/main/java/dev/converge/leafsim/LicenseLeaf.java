@@ -1,0 +1,116 @@
+package dev.converge.leafsim;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.leafsim.inventory.Inventory;
+import dev.converge.leafsim.inventory.SimResource;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A license service shaped like the seeds' license API: {@code POST /sites {name, domain}} answers
+ * {@code {"data": {"key": ...}}} and has no uniqueness at all, so creating twice makes two
+ * licenses. It is the one leaf that honours {@code Idempotency-Key}.
+ */
+final class LicenseLeaf implements SimulatedLeaf {
+    private final LeafSimParts parts;
+    private final Inventory inventory;
+    private final IdempotencyKeys idempotencyKeys;
+
+    LicenseLeaf(LeafSimParts parts) {
+        this.parts = parts;
+        this.inventory = new Inventory(LeafSim.LICENSE, this::newKey, parts.clock());
+        this.idempotencyKeys = new IdempotencyKeys(parts.clock(), parts.config().idempotencyRetention());
+    }
+
+    @Override
+    public String name() {
+        return LeafSim.LICENSE;
+    }
+
+    @Override
+    public Inventory inventory() {
+        return inventory;
+    }
+
+    @Override
+    public void register(LeafRoutes routes) {
+        routes.post("/sites", "create", this::create);
+        routes.get("/sites", "list", this::list);
+        routes.get("/sites/{key}", "get", this::get);
+        routes.delete("/sites/{key}", "delete", this::delete);
+    }
+
+    private SimResponse create(Context ctx) {
+        Optional<ObjectNode> parsed = JsonBody.parse(ctx, parts.json());
+        if (parsed.isEmpty()) {
+            return JsonBody.PROBLEMS_PARSING;
+        }
+        ObjectNode body = parsed.get();
+        String name = JsonBody.text(body, "name");
+        String domain = JsonBody.text(body, "domain");
+        if (name == null || domain == null) {
+            String field = name == null ? "name" : "domain";
+            String message = "The " + field + " field is required.";
+            return SimResponse.of(422, Map.of("message", message, "errors", Map.of(field, List.of(message))));
+        }
+        String key = ctx.header("Idempotency-Key");
+        if (key != null && (key.isBlank() || key.length() > 255)) {
+            return SimResponse.of(400, Map.of("message", "Idempotency-Key must be 1 to 255 characters."));
+        }
+        synchronized (idempotencyKeys) {
+            if (key != null) {
+                Optional<IdempotencyKeys.Remembered> seen = idempotencyKeys.lookup(key);
+                if (seen.isPresent()) {
+                    return seen.get().request().equals(body)
+                            ? seen.get().response().withHeader("Idempotent-Replayed", "true")
+                            : SimResponse.of(422, Map.of("message",
+                                    "This Idempotency-Key was already used with a different request body."));
+                }
+            }
+            SimResource created = inventory.insert(null, domain, name, id -> license(id, name, domain));
+            SimResponse response = SimResponse.of(201, Map.of("data", created.fields()));
+            if (key != null) {
+                idempotencyKeys.remember(key, body, response);
+            }
+            return response;
+        }
+    }
+
+    private SimResponse list(Context ctx) {
+        String domain = ctx.queryParam("domain");
+        List<Map<String, Object>> licenses = inventory.inScope(null).stream()
+                .filter(license -> domain == null || domain.equals(license.naturalKey()))
+                .map(SimResource::fields).toList();
+        return SimResponse.of(200, Map.of("data", licenses));
+    }
+
+    private SimResponse get(Context ctx) {
+        return inventory.byId(ctx.pathParam("key")).map(found -> SimResponse.of(200, Map.of("data", found.fields())))
+                .orElseGet(SimResponse::notFound);
+    }
+
+    private SimResponse delete(Context ctx) {
+        return inventory.remove(ctx.pathParam("key")).map(gone -> SimResponse.of(204, null))
+                .orElseGet(SimResponse::notFound);
+    }
+
+    private Map<String, Object> license(String key, String name, String domain) {
+        Map<String, Object> license = new LinkedHashMap<>();
+        license.put("key", key);
+        license.put("name", name);
+        license.put("domain", domain);
+        license.put("created_at", parts.clock().instant().toString());
+        return license;
+    }
+
+    /** Called under the inventory's lock; the shared seeded random is guarded by itself. */
+    private String newKey() {
+        synchronized (parts.ids()) {
+            return String.format("%04X-%04X-%04X-%04X", parts.ids().nextInt(0x10000), parts.ids().nextInt(0x10000),
+                    parts.ids().nextInt(0x10000), parts.ids().nextInt(0x10000));
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.converge.provisioning.leaf;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.converge.ledger.LeafResource;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Licenses on the seeds' license API, where creating twice makes two licenses. Natural key: the
+ * domain; tag: the license name (we put our tag there); leaf id: the license key. A 2xx without
+ * {@code data.key} is ambiguous, exactly as the seed's {@code addLicense} refuses to guess. The
+ * idempotency key, derived from the ledger row, goes out as {@code Idempotency-Key}, so a retry of
+ * an ambiguous create replays the first answer instead of making a second license.
+ */
+public final class LicenseDriver implements LeafDriver {
+    public static final String LEAF = "license";
+    private static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.:-]{0,251}[A-Za-z0-9])?");
+    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7e]{1,255}");
+
+    private final LeafHttp http;
+
+    public LicenseDriver(LicenseConfig config) {
+        this.http = new LeafHttp(LEAF, config.http());
+    }
+
+    @Override
+    public String leaf() {
+        return LEAF;
+    }
+
+    @Override
+    public LeafResource create(String domain, String tag, String idempotencyKey) {
+        requireDomain(domain);
+        if (tag == null || tag.isBlank()) {
+            throw new IllegalArgumentException("the license name carries our tag and must not be blank");
+        }
+        Map<String, String> headers = Map.of();
+        if (idempotencyKey != null) {
+            if (!IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
+                throw new IllegalArgumentException("an idempotency key is 1..255 visible ASCII characters");
+            }
+            headers = Map.of("Idempotency-Key", idempotencyKey);
+        }
+        LeafReply reply = http.post("/sites", Map.of("name", tag.trim(), "domain", domain), headers);
+        if (!reply.isSuccess()) {
+            throw reply.changeFailure(domain, false);
+        }
+        return reply.json().flatMap(node -> license(node.get("data"))).filter(l -> l.naturalKey().equals(domain))
+                .orElseThrow(() -> reply.malformedChange("expected {data: {key, domain: '" + domain + "'}}"));
+    }
+
+    /** The oldest license for the domain; there may be more (see {@link #findAll(String)}). */
+    @Override
+    public Optional<LeafResource> find(String domain) {
+        return findAll(domain).stream().findFirst();
+    }
+
+    /** Every license for the domain, oldest first: more than one is a duplicate to reconcile. */
+    public List<LeafResource> findAll(String domain) {
+        requireDomain(domain);
+        return read("/sites?domain=" + URLEncoder.encode(domain, StandardCharsets.UTF_8)).stream()
+                .filter(l -> l.naturalKey().equals(domain)).toList();
+    }
+
+    @Override
+    public void delete(String key) {
+        if (key == null || !KEY.matcher(key).matches()) {
+            throw new IllegalArgumentException("not a license key: " + key);
+        }
+        LeafReply reply = http.delete("/sites/" + key);
+        if (!reply.isSuccess() && reply.status() != 404) {
+            throw reply.readFailure();
+        }
+    }
+
+    @Override
+    public List<LeafResource> list() {
+        return read("/sites");
+    }
+
+    private List<LeafResource> read(String path) {
+        LeafReply reply = http.get(path, LeafHttp.Effect.READS);
+        if (!reply.isSuccess()) {
+            throw reply.readFailure();
+        }
+        JsonNode data = reply.json().map(node -> node.get("data")).filter(node -> node != null && node.isArray())
+                .orElseThrow(() -> reply.malformedRead("expected {data: [...]}"));
+        List<LeafResource> licenses = new ArrayList<>();
+        for (JsonNode node : data) {
+            licenses.add(license(node).orElseThrow(() -> reply.malformedRead("a license without key or domain")));
+        }
+        return licenses;
+    }
+
+    private static Optional<LeafResource> license(JsonNode node) {
+        Optional<String> key = JsonFields.text(node, "key");
+        Optional<String> domain = JsonFields.text(node, "domain");
+        if (key.isEmpty() || domain.isEmpty() || !KEY.matcher(key.get()).matches()) {
+            return Optional.empty();
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("key", key.get());
+        JsonFields.text(node, "created_at").ifPresent(at -> data.put("created_at", at));
+        return Optional.of(new LeafResource(key.get(), domain.get(), JsonFields.optionalText(node, "name"), data));
+    }
+
+    private static void requireDomain(String domain) {
+        if (domain == null || !DOMAIN.matcher(domain).matches()) {
+            throw new IllegalArgumentException("not a valid domain: " + domain);
+        }
+    }
+}
