@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,15 +28,11 @@ public final class JobStore {
     private static final String COLUMNS = "id, queue, kind, payload, state, run_at, attempt, max_attempts, epoch, "
             + "lease_owner, lease_expires_at, unique_key, batch_id, chain_id, chain_pos, flow_id, last_error, "
             + "created_at, started_at, finished_at";
-    private static final String[] LEASED_COLUMNS = {"id", "queue", "kind", "payload", "epoch", "attempt",
-        "max_attempts", "timeout_ms", "batch_id", "chain_id", "chain_pos", "flow_id", "created_at", "run_at"};
 
     private final Dialect dialect;
     private final Sql insert;
-    private final Sql lease;
-    private final Sql finish;
-    private final Sql retry;
-    private final Sql extend;
+    private final LeaseStatement lease;
+    private final FencedWrites fenced;
     private final Sql leaseValid;
     private final Sql expired;
     private final Sql get;
@@ -54,21 +49,11 @@ public final class JobStore {
                 + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
                 + ":flow_id, {now})";
         this.insert = Sql.of(dialect, insertSql + dialect.onConflictDoNothing());
-        this.lease = Sql.of(dialect, "UPDATE cv_job SET state = 'running', epoch = epoch + 1, attempt = attempt + 1, "
-                + "lease_owner = :owner, lease_expires_at = {now+:lease_ms}, started_at = {now} "
-                + "WHERE id IN (SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue AND run_at <= {now} "
-                + "ORDER BY run_at, id LIMIT :limit FOR UPDATE SKIP LOCKED)");
-        this.finish = Sql.of(dialect, "UPDATE cv_job SET state = :state, finished_at = {now}, "
-                + "last_error = COALESCE(:error, last_error), lease_owner = NULL, lease_expires_at = NULL "
-                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
-        this.retry = Sql.of(dialect, "UPDATE cv_job SET state = 'available', run_at = {now+:delay_ms}, attempt = attempt - :refund, "
-                + "last_error = COALESCE(:error, last_error), lease_owner = NULL, lease_expires_at = NULL "
-                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
-        this.extend = Sql.of(dialect, "UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
-                + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
+        this.lease = new LeaseStatement(dialect);
+        this.fenced = new FencedWrites(dialect);
         this.leaseValid = Sql.of(dialect, "SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
-        this.expired = Sql.of(dialect, "SELECT " + String.join(", ", LEASED_COLUMNS) + " FROM cv_job "
+        this.expired = Sql.of(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " FROM cv_job "
                 + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
                 + "FOR UPDATE SKIP LOCKED");
         this.get = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
@@ -156,18 +141,7 @@ public final class JobStore {
      */
     public List<LeasedJob> lease(Connection c, String queue, int limit, String owner, long leaseMs, Instant now)
             throws SQLException {
-        Params p = Params.of().now(now).text("queue", queue).integer("limit", limit).text("owner", owner)
-                .bigint("lease_ms", leaseMs);
-        try (PreparedStatement ps = lease.prepareReturning(c, p, LEASED_COLUMNS)) {
-            ps.executeUpdate();
-            try (ResultSet rs = ps.getGeneratedKeys()) {
-                List<LeasedJob> out = new ArrayList<>(limit);
-                while (rs.next()) {
-                    out.add(leased(rs));
-                }
-                return out;
-            }
-        }
+        return lease.lease(c, queue, limit, owner, leaseMs, now);
     }
 
     /** A terminal outcome for a running job, fenced by its lease. */
@@ -189,51 +163,17 @@ public final class JobStore {
 
     /** Applies terminal outcomes; {@code result[i]} is true where the lease still held and the row changed. */
     public boolean[] finish(Connection c, List<Finish> finishes, Instant now) throws SQLException {
-        boolean[] applied = new boolean[finishes.size()];
-        if (finishes.isEmpty()) {
-            return applied;
-        }
-        try (PreparedStatement ps = c.prepareStatement(finish.text())) {
-            for (Finish f : finishes) {
-                finish.bind(ps, Params.of().now(now).text("state", f.state().sql()).text("error", f.error())
-                        .bigint("id", f.lease().jobId()).bigint("epoch", f.lease().epoch()));
-                ps.addBatch();
-            }
-            return toApplied(ps.executeBatch());
-        }
+        return finishes.isEmpty() ? new boolean[0] : fenced.finish(c, finishes, now);
     }
 
     /** Puts running jobs back to available; {@code result[i]} is true where the lease still held. */
     public boolean[] retry(Connection c, List<Retry> retries, Instant now) throws SQLException {
-        boolean[] applied = new boolean[retries.size()];
-        if (retries.isEmpty()) {
-            return applied;
-        }
-        try (PreparedStatement ps = c.prepareStatement(retry.text())) {
-            for (Retry r : retries) {
-                retry.bind(ps, Params.of().now(now).bigint("delay_ms", Math.max(0, r.delayMs())).text("error", r.error())
-                        .integer("refund", r.refundAttempt() ? 1 : 0)
-                        .bigint("id", r.lease().jobId()).bigint("epoch", r.lease().epoch()));
-                ps.addBatch();
-            }
-            return toApplied(ps.executeBatch());
-        }
+        return retries.isEmpty() ? new boolean[0] : fenced.retry(c, retries, now);
     }
 
     /** Extends leases by {@code leaseMs} from now; false where the lease was already lost. */
     public boolean[] extendLeases(Connection c, List<JobLease> leases, long leaseMs, Instant now) throws SQLException {
-        boolean[] applied = new boolean[leases.size()];
-        if (leases.isEmpty()) {
-            return applied;
-        }
-        try (PreparedStatement ps = c.prepareStatement(extend.text())) {
-            for (JobLease l : leases) {
-                extend.bind(ps, Params.of().now(now).bigint("lease_ms", leaseMs).bigint("id", l.jobId())
-                        .bigint("epoch", l.epoch()));
-                ps.addBatch();
-            }
-            return toApplied(ps.executeBatch());
-        }
+        return leases.isEmpty() ? new boolean[0] : fenced.extend(c, leases, leaseMs, now);
     }
 
     /** Whether this delivery still holds the job: same epoch, still running, lease not expired. */
@@ -280,19 +220,7 @@ public final class JobStore {
         return counts;
     }
 
-    private static boolean[] toApplied(int[] counts) {
-        boolean[] applied = new boolean[counts.length];
-        for (int i = 0; i < counts.length; i++) {
-            // SUCCESS_NO_INFO would hide a lost lease; neither driver returns it for these statements
-            if (counts[i] == Statement.SUCCESS_NO_INFO) {
-                throw new IllegalStateException("the driver did not report update counts; fencing needs them");
-            }
-            applied[i] = counts[i] > 0;
-        }
-        return applied;
-    }
-
-    private static LeasedJob leased(ResultSet rs) throws SQLException {
+    static LeasedJob leased(ResultSet rs) throws SQLException {
         return new LeasedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("kind"), rs.getString("payload"),
                 rs.getLong("epoch"), rs.getInt("attempt"), rs.getInt("max_attempts"), Sql.nullableLong(rs, "timeout_ms"),
                 Sql.nullableLong(rs, "batch_id"), Sql.nullableLong(rs, "chain_id"), Sql.nullableInt(rs, "chain_pos"),

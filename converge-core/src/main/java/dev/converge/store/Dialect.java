@@ -45,6 +45,37 @@ public interface Dialect {
     boolean supportsListen();
 
     /**
+     * The WHERE condition of an UPDATE that takes the rows {@code candidates} names (a
+     * {@code SELECT id ... ORDER BY ... LIMIT n}), skipping any row another transaction holds locked.
+     */
+    default String takeSkippingLocked(String candidates) {
+        return "id IN (" + candidates + " FOR UPDATE SKIP LOCKED)";
+    }
+
+    /**
+     * Whether {@code SELECT ... ORDER BY ... LIMIT n FOR UPDATE} locks every row it reads rather
+     * than the n it returns (H2). Then leases pick due rows without locks first and take them with
+     * a conditional update, instead of one {@link #takeSkippingLocked} statement.
+     */
+    default boolean locksEveryRowItReads() {
+        return false;
+    }
+
+    /**
+     * Whether one UPDATE can join arrays bound as parameters ({@code UPDATE t SET ... FROM
+     * unnest(CAST(? AS BIGINT[]), ...)}), so that many fenced changes cost one statement. Where it
+     * cannot, callers send a JDBC batch of single-row statements.
+     */
+    default boolean updatesFromArrays() {
+        return false;
+    }
+
+    /** The driver's element type name for {@link Connection#createArrayOf} of a JDBC type. */
+    default String arrayElementType(int sqlType) {
+        throw new UnsupportedOperationException(name() + " binds no arrays");
+    }
+
+    /**
      * Inserts many rows in as few statements as the database allows and returns the generated
      * ids in input order; rows skipped as duplicates get -1.
      */

@@ -50,6 +50,12 @@ public final class H2Dialect implements Dialect {
         return false;
     }
 
+    /** H2 locks every row a {@code SELECT ... FOR UPDATE} reads, before any LIMIT. */
+    @Override
+    public boolean locksEveryRowItReads() {
+        return true;
+    }
+
     @Override
     public long[] insertMany(Connection c, BulkInsert insert) throws SQLException {
         List<BulkInsert.Column> cols = insert.columns();

@@ -48,6 +48,12 @@ public final class Params {
         return this;
     }
 
+    /** An array made by the statement's own connection ({@link java.sql.Connection#createArrayOf}). */
+    public Params array(String name, java.sql.Array value) {
+        values.put(name, new Value(value, Types.ARRAY));
+        return this;
+    }
+
     /** The engine clock's instant for {@code :now}; null means "the database's clock". */
     public Params now(Instant value) {
         return time("now", value);
@@ -64,6 +70,8 @@ public final class Params {
     static void bind(PreparedStatement ps, int index, Object value, int sqlType) throws SQLException {
         if (value == null) {
             ps.setNull(index, sqlType);
+        } else if (sqlType == Types.ARRAY) {
+            ps.setArray(index, (java.sql.Array) value);
         } else if (sqlType == Types.TIMESTAMP_WITH_TIMEZONE) {
             ps.setObject(index, toOffset(value), Types.TIMESTAMP_WITH_TIMEZONE);
         } else {

@@ -10,6 +10,7 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /** PostgreSQL: the production store. Bulk inserts go through {@code unnest} of arrays, thousands per statement. */
 public final class PostgresDialect implements Dialect {
@@ -55,53 +56,107 @@ public final class PostgresDialect implements Dialect {
         return true;
     }
 
+    /**
+     * {@code = ANY(ARRAY(subquery))}: once the driver prepares the statement on the server,
+     * PostgreSQL may plan it generically, and a generic plan turns {@code IN (subquery)} into a
+     * hash join that scans the whole table (finished jobs included) on every fetch. The array form
+     * always probes the primary key for just the rows the subquery locked.
+     */
+    @Override
+    public String takeSkippingLocked(String candidates) {
+        return "id = ANY(ARRAY(" + candidates + " FOR UPDATE SKIP LOCKED))";
+    }
+
+    @Override
+    public boolean updatesFromArrays() {
+        return true;
+    }
+
     @Override
     public long[] insertMany(Connection c, BulkInsert insert) throws SQLException {
         long[] ids = new long[insert.rows().size()];
         Arrays.fill(ids, -1);
-        List<BulkInsert.Column> cols = insert.columns();
-        StringBuilder unnest = new StringBuilder();
-        for (int i = 0; i < cols.size(); i++) {
-            unnest.append(i == 0 ? "" : ", ").append("CAST(? AS ").append(arrayType(cols.get(i).sqlType())).append(")");
-        }
-        // WITH ORDINALITY and ORDER BY keep the input order, so the ids PostgreSQL returns (it
-        // inserts an INSERT ... SELECT row by row, in order) line up with the rows given.
-        String text = "WITH input AS (SELECT * FROM unnest(" + unnest + ") WITH ORDINALITY AS t("
-                + columnList(cols) + ", ord)) INSERT INTO " + insert.table() + " (" + columnList(cols)
-                + ") SELECT " + columnList(cols) + " FROM input ORDER BY ord"
-                + (insert.conflictColumn() == null ? "" : onConflictDoNothing())
-                + " RETURNING id";
         for (int from = 0; from < insert.rows().size(); from += BULK_ROWS) {
             int to = Math.min(insert.rows().size(), from + BULK_ROWS);
-            List<Object[]> slice = insert.rows().subList(from, to);
-            try (PreparedStatement ps = c.prepareStatement(text)) {
-                for (int col = 0; col < cols.size(); col++) {
-                    Object[] values = new Object[slice.size()];
-                    boolean time = cols.get(col).sqlType() == Types.TIMESTAMP_WITH_TIMEZONE;
-                    for (int r = 0; r < slice.size(); r++) {
-                        Object v = slice.get(r)[col];
-                        // the driver builds arrays of strings and numbers; timestamps travel as ISO text
-                        values[r] = time && v != null ? Params.toOffset(v).toString() : v;
-                    }
-                    Array array = c.createArrayOf(elementType(cols.get(col).sqlType()), values);
-                    ps.setArray(col + 1, array);
+            List<Long> returned = insertSlice(c, insert, insert.rows().subList(from, to));
+            if (returned.size() == to - from) {
+                for (int r = 0; r < returned.size(); r++) {
+                    ids[from + r] = returned.get(r);
                 }
-                List<Long> returned = new ArrayList<>(slice.size());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        returned.add(rs.getLong(1));
-                    }
-                }
-                if (returned.size() == slice.size()) {
-                    for (int r = 0; r < slice.size(); r++) {
-                        ids[from + r] = returned.get(r);
-                    }
-                }
-                // With skipped duplicates the returned ids can no longer be matched by position;
-                // those rows keep -1 and callers that need ids insert one at a time.
             }
+            // With skipped duplicates the returned ids can no longer be matched by position;
+            // those rows keep -1 and callers that need ids insert one at a time.
         }
         return ids;
+    }
+
+    /**
+     * One INSERT ... SELECT FROM unnest(arrays) for a slice of rows. A column whose value is the
+     * same on every row of the slice (queue, kind, state, the creation time, the nulls) is bound
+     * once as a scalar instead of as an array of copies: that is most columns of a bulk enqueue,
+     * and building, sending and parsing those arrays cost more than the insert itself.
+     * WITH ORDINALITY and ORDER BY keep the input order, so the ids PostgreSQL returns (it
+     * inserts an INSERT ... SELECT row by row, in order) line up with the rows given.
+     */
+    private List<Long> insertSlice(Connection c, BulkInsert insert, List<Object[]> slice) throws SQLException {
+        List<BulkInsert.Column> cols = insert.columns();
+        boolean[] varies = new boolean[cols.size()];
+        List<String> arrays = new ArrayList<>();
+        List<String> varyingNames = new ArrayList<>();
+        for (int col = 0; col < cols.size(); col++) {
+            Object first = slice.get(0)[col];
+            for (Object[] row : slice) {
+                if (!Objects.equals(first, row[col])) {
+                    varies[col] = true;
+                    break;
+                }
+            }
+            if (varies[col]) {
+                arrays.add("CAST(? AS " + sqlTypeName(cols.get(col).sqlType()) + "[])");
+                varyingNames.add(cols.get(col).name());
+            }
+        }
+        StringBuilder select = new StringBuilder();
+        for (int col = 0; col < cols.size(); col++) {
+            select.append(col == 0 ? "" : ", ").append(varies[col] ? "t." + cols.get(col).name()
+                    : "CAST(? AS " + sqlTypeName(cols.get(col).sqlType()) + ")");
+        }
+        String source = arrays.isEmpty()
+                ? "generate_series(1, " + slice.size() + ") AS t(ord)"
+                : "unnest(" + String.join(", ", arrays) + ") WITH ORDINALITY AS t(" + String.join(", ", varyingNames) + ", ord)";
+        String text = "INSERT INTO " + insert.table() + " (" + columnList(cols) + ") SELECT " + select + " FROM " + source
+                + " ORDER BY t.ord" + (insert.conflictColumn() == null ? "" : onConflictDoNothing()) + " RETURNING id";
+        try (PreparedStatement ps = c.prepareStatement(text)) {
+            int index = 1; // the SELECT list's scalars come before the FROM's arrays
+            for (int col = 0; col < cols.size(); col++) {
+                if (!varies[col]) {
+                    Params.bind(ps, index++, slice.get(0)[col], cols.get(col).sqlType());
+                }
+            }
+            for (int col = 0; col < cols.size(); col++) {
+                if (varies[col]) {
+                    ps.setArray(index++, array(c, cols.get(col).sqlType(), slice, col));
+                }
+            }
+            List<Long> returned = new ArrayList<>(slice.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    returned.add(rs.getLong(1));
+                }
+            }
+            return returned;
+        }
+    }
+
+    private Array array(Connection c, int sqlType, List<Object[]> slice, int col) throws SQLException {
+        Object[] values = new Object[slice.size()];
+        boolean time = sqlType == Types.TIMESTAMP_WITH_TIMEZONE;
+        for (int r = 0; r < slice.size(); r++) {
+            Object v = slice.get(r)[col];
+            // the driver builds arrays of strings and numbers; timestamps travel as ISO text
+            values[r] = time && v != null ? Params.toOffset(v).toString() : v;
+        }
+        return c.createArrayOf(arrayElementType(sqlType), values);
     }
 
     private static String columnList(List<BulkInsert.Column> cols) {
@@ -112,18 +167,19 @@ public final class PostgresDialect implements Dialect {
         return s.toString();
     }
 
-    private static String arrayType(int sqlType) {
+    private static String sqlTypeName(int sqlType) {
         return switch (sqlType) {
-            case Types.BIGINT -> "BIGINT[]";
-            case Types.INTEGER -> "INT[]";
-            case Types.BOOLEAN -> "BOOLEAN[]";
-            case Types.TIMESTAMP_WITH_TIMEZONE -> "TIMESTAMPTZ[]";
-            case Types.VARCHAR -> "TEXT[]";
-            default -> throw new IllegalArgumentException("no array type for " + JDBCType.valueOf(sqlType));
+            case Types.BIGINT -> "BIGINT";
+            case Types.INTEGER -> "INT";
+            case Types.BOOLEAN -> "BOOLEAN";
+            case Types.TIMESTAMP_WITH_TIMEZONE -> "TIMESTAMPTZ";
+            case Types.VARCHAR -> "TEXT";
+            default -> throw new IllegalArgumentException("no SQL type for " + JDBCType.valueOf(sqlType));
         };
     }
 
-    private static String elementType(int sqlType) {
+    @Override
+    public String arrayElementType(int sqlType) {
         return switch (sqlType) {
             case Types.BIGINT -> "int8";
             case Types.INTEGER -> "int4";

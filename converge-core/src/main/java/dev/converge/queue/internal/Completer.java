@@ -1,11 +1,13 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
+import dev.converge.queue.LeasedJob;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,30 +21,46 @@ import org.slf4j.LoggerFactory;
 final class Completer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Completer.class);
     private static final int MAX_BATCH = 1000;
+    /**
+     * Threads committing outcomes of standalone jobs side by side: while one waits for its commit
+     * to be flushed, the next batch is already on its way. Standalone jobs touch only their own
+     * rows, and each batch updates them in id order, so these transactions cannot deadlock.
+     */
+    static final int STANDALONE_COMMITTERS = 2;
 
     record Pending(RunningJob r, Outcome outcome) {
     }
 
     private final EngineRuntime rt;
-    private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-    private final Thread thread;
+    private final BlockingQueue<Pending> standalone = new LinkedBlockingQueue<>();
+    /**
+     * Jobs of batches, chains and flows: their hooks update shared rows (a batch's counters), so
+     * their outcomes are recorded by one thread, one transaction at a time, as before.
+     */
+    private final BlockingQueue<Pending> hooked = new LinkedBlockingQueue<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicBoolean down = new AtomicBoolean();
     private volatile boolean running = true;
-    private boolean down;
 
     Completer(EngineRuntime rt) {
         this.rt = rt;
-        this.thread = EngineRuntime.daemon(this::loop, "converge-complete");
+        threads.add(EngineRuntime.daemon(() -> loop(hooked), "converge-complete"));
+        for (int i = 1; i <= STANDALONE_COMMITTERS; i++) {
+            threads.add(EngineRuntime.daemon(() -> loop(standalone), "converge-complete-" + i));
+        }
     }
 
     void start() {
-        thread.start();
+        threads.forEach(Thread::start);
     }
 
     void submit(RunningJob r, Outcome outcome) {
-        queue.add(new Pending(r, outcome));
+        LeasedJob job = r.job;
+        boolean hasHooks = job.batchId() != null || job.chainId() != null || job.flowId() != null;
+        (hasHooks ? hooked : standalone).add(new Pending(r, outcome));
     }
 
-    private void loop() {
+    private void loop(BlockingQueue<Pending> queue) {
         List<Pending> batch = new ArrayList<>();
         while (running || !queue.isEmpty()) {
             try {
@@ -83,15 +101,13 @@ final class Completer implements AutoCloseable {
                 return rt.finisher.apply(ctx[0], items);
             });
         } catch (RuntimeException e) {
-            if (!down) {
+            if (down.compareAndSet(false, true)) {
                 log.warn("cannot record {} job outcome(s) ({}); holding them and retrying", batch.size(), e.getMessage());
-                down = true;
             }
             return false;
         }
-        if (down) {
+        if (down.compareAndSet(true, false)) {
             log.info("job outcomes are being recorded again");
-            down = false;
         }
         ctx[0].queuesToWake().forEach(rt.wakeup::signal);
         for (int i = 0; i < batch.size(); i++) {
@@ -162,13 +178,16 @@ final class Completer implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            thread.interrupt();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread t : threads) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                t.interrupt();
+            }
         }
     }
 }

@@ -196,10 +196,15 @@ public final class EngineRuntime {
         return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "\n... (truncated)";
     }
 
-    /** Forgets a delivery this node held; its worker gets the slot back. */
+    /**
+     * Forgets a delivery this node held; its worker gets the slot back. The slot is freed even when
+     * a newer delivery of the same job has replaced this one in {@code held} (the job expired and
+     * came back to this node while the old handler still ran): otherwise that slot leaked for good.
+     */
     void forget(RunningJob r) {
-        if (held.remove(r.job.id(), r)) {
-            r.worker.slotFreed();
+        held.remove(r.job.id(), r);
+        if (r.end()) {
+            r.worker.slotFreed(r);
         }
     }
 

@@ -3,13 +3,23 @@ package dev.converge.queue.internal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.converge.ConvergeException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** Job payloads to and from JSON. Enqueue checks the round trip so a bad payload fails there, not in a worker. */
+/**
+ * Job payloads to and from JSON. Enqueue checks the round trip so a bad payload fails there, not in a
+ * worker. Readers and writers are kept per payload type: looking them up on every call cost more
+ * than the (tiny) payloads themselves on the enqueue and fetch paths.
+ */
 public final class JsonCodec {
     private final ObjectMapper mapper;
+    private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+    private final Map<Class<?>, ObjectWriter> writers = new ConcurrentHashMap<>();
 
     public JsonCodec() {
         this.mapper = new ObjectMapper()
@@ -26,7 +36,7 @@ public final class JsonCodec {
     public String write(Object payload, Class<?> type, String kind) {
         String json;
         try {
-            json = mapper.writeValueAsString(payload);
+            json = writers.computeIfAbsent(payload.getClass(), mapper::writerFor).writeValueAsString(payload);
         } catch (JsonProcessingException e) {
             throw new ConvergeException("payload of job type " + kind + " does not serialize to JSON: "
                     + e.getOriginalMessage(), e);
@@ -37,7 +47,7 @@ public final class JsonCodec {
 
     public <T> T read(String json, Class<T> type, String kind) {
         try {
-            return mapper.readValue(json, type);
+            return readers.computeIfAbsent(type, mapper::readerFor).readValue(json);
         } catch (JsonProcessingException e) {
             throw new ConvergeException("payload of job type " + kind + " does not deserialize as "
                     + type.getName() + ": " + e.getOriginalMessage(), e);

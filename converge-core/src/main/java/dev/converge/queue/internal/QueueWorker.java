@@ -8,38 +8,50 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Works one queue on this node: a fetcher leases due jobs in batches (SKIP LOCKED), a fixed pool
- * of handler threads runs them, and the shared completer makes their outcomes durable. A slot
- * stays taken from lease until the outcome is durable, which bounds what the node holds.
+ * Works one queue on this node: fetchers lease due jobs in batches (SKIP LOCKED), a fixed pool of
+ * handler threads runs them, and the shared completer makes their outcomes durable. What the node
+ * holds is bounded twice: deliveries not yet run (handlers plus prefetch), and outcomes not yet
+ * durable (see {@link HeldSlots}).
+ *
+ * <p>A busy queue has more than one fetcher: each lease is a transaction that must be flushed to
+ * disk before its jobs may run (a lost lease commit would hand the same epoch out twice), so one
+ * fetcher would spend most of its time waiting for the flush while the handlers starve.
  */
 public final class QueueWorker {
     private static final Logger log = LoggerFactory.getLogger(QueueWorker.class);
+    /** Handler threads per extra fetcher, up to {@link #MAX_FETCHERS}. */
+    private static final int HANDLERS_PER_FETCHER = 8;
+    private static final int MAX_FETCHERS = 4;
 
     private final EngineRuntime rt;
     private final String queue;
     private final int concurrency;
-    private final int maxHeld;
     private final ThreadPoolExecutor executor;
-    private final AtomicInteger heldHere = new AtomicInteger();
     private final Signal signal;
-    private final Thread fetcher;
+    private final HeldSlots slots;
+    private final List<Thread> fetchers = new ArrayList<>();
+    private final AtomicBoolean down = new AtomicBoolean();
     private volatile boolean running;
 
     public QueueWorker(EngineRuntime rt, String queue, int concurrency, int prefetch) {
         this.rt = rt;
         this.queue = queue;
         this.concurrency = concurrency;
-        this.maxHeld = concurrency + prefetch;
         AtomicInteger n = new AtomicInteger();
         this.executor = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), r -> EngineRuntime.daemon(r, "converge-" + queue + "-" + n.incrementAndGet()));
         this.signal = rt.wakeup.signalFor(queue);
-        this.fetcher = EngineRuntime.daemon(this::fetchLoop, "converge-fetch-" + queue);
+        this.slots = new HeldSlots(concurrency + prefetch, rt.settings.fetchLimit(), signal);
+        int count = Math.min(MAX_FETCHERS, Math.max(1, concurrency / HANDLERS_PER_FETCHER));
+        for (int i = 1; i <= count; i++) {
+            fetchers.add(EngineRuntime.daemon(this::fetchLoop, "converge-fetch-" + queue + (count > 1 ? "-" + i : "")));
+        }
     }
 
     public String queue() {
@@ -52,53 +64,54 @@ public final class QueueWorker {
 
     public void start() {
         running = true;
-        fetcher.start();
+        fetchers.forEach(Thread::start);
     }
 
     private void fetchLoop() {
         long backoff = 50;
-        boolean down = false;
-        // wait for a useful batch of free slots unless nothing is queued locally
-        int threshold = Math.max(1, Math.min(rt.settings.fetchLimit(), maxHeld / 4));
         while (running) {
+            int reserved = 0;
             try {
-                int free = maxHeld - heldHere.get();
-                if (free <= 0 || (free < threshold && !executor.getQueue().isEmpty())) {
+                reserved = slots.reserve(rt.settings.fetchLimit(), !executor.getQueue().isEmpty());
+                if (reserved == 0) {
                     signal.await(rt.settings.poll().toMillis());
                     continue;
                 }
-                int want = Math.min(free, rt.settings.fetchLimit());
+                int want = reserved;
                 long sentAt = System.nanoTime();
                 List<LeasedJob> got = rt.store.withConnection(c -> rt.jobs.lease(c, queue, want, rt.nodeId,
                         rt.settings.lease().toMillis(), rt.store.clock().sqlNow()));
-                if (down) {
+                slots.unreserve(want - got.size());
+                reserved = 0;
+                if (down.compareAndSet(true, false)) {
                     log.info("queue {}: database reachable again, fetching resumed", queue);
-                    down = false;
-                    backoff = 50;
                 }
+                backoff = 50;
                 long deadline = sentAt + rt.settings.lease().toNanos();
                 for (LeasedJob job : got) {
                     RunningJob r = new RunningJob(job, this, deadline);
-                    heldHere.incrementAndGet();
                     rt.held.put(job.id(), r);
                     rt.counters.leased.increment();
                     executor.execute(() -> run(r));
                 }
-                if (got.size() < want) {
+                if (got.isEmpty()) {
+                    // a short fetch loops once more (rows may have been skipped as locked by another
+                    // fetcher or node); only an empty one waits for a wake-up or the poll
                     signal.await(rt.settings.poll().toMillis());
                 }
             } catch (InterruptedException e) {
+                slots.unreserve(reserved);
                 if (!running) {
                     return;
                 }
             } catch (RuntimeException e) {
+                slots.unreserve(reserved);
                 if (!running) {
                     return;
                 }
-                if (!down) {
+                if (down.compareAndSet(false, true)) {
                     log.warn("queue {}: cannot fetch jobs ({}); backing off until the database answers", queue,
                             e.getMessage());
-                    down = true;
                 }
                 sleepQuietly(backoff);
                 backoff = Math.min(5000, backoff * 2);
@@ -109,7 +122,7 @@ public final class QueueWorker {
     private void run(RunningJob r) {
         if (!running && !r.started) {
             // shutting down before it started: give it back without counting an attempt
-            rt.completer.submit(r, new Outcome.Released(0, true));
+            handOver(r, new Outcome.Released(0, true));
             return;
         }
         if (r.lost) {
@@ -137,6 +150,12 @@ public final class QueueWorker {
             abandon(r, "lease lost: " + r.lostWhy);
             return;
         }
+        handOver(r, outcome);
+    }
+
+    private void handOver(RunningJob r, Outcome outcome) {
+        r.completing = true;
+        slots.handedToCompleter();
         rt.completer.submit(r, outcome);
     }
 
@@ -146,20 +165,19 @@ public final class QueueWorker {
         rt.forget(r);
     }
 
-    void slotFreed() {
-        int before = heldHere.getAndDecrement();
-        if (before >= maxHeld) {
-            signal.raise();
-        }
+    void slotFreed(RunningJob r) {
+        slots.freed(r.completing);
     }
 
     /** Stops fetching; jobs not yet started are given back. */
     public void stopFetching() {
         running = false;
-        fetcher.interrupt();
+        fetchers.forEach(Thread::interrupt);
         signal.raise();
         try {
-            fetcher.join(5000);
+            for (Thread f : fetchers) {
+                f.join(5000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -18,6 +18,9 @@ final class RunningJob {
     volatile boolean timedOut;
     volatile boolean shutdownInterrupted;
     volatile boolean started;
+    /** Its outcome was handed to the completer (it no longer takes a handler slot). */
+    volatile boolean completing;
+    private final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
 
     RunningJob(LeasedJob job, QueueWorker worker, long leaseDeadlineNanos) {
         this.job = job;
@@ -34,6 +37,11 @@ final class RunningJob {
                 t.interrupt();
             }
         }
+    }
+
+    /** True for the one caller that ends this delivery (its slot is freed exactly once). */
+    boolean end() {
+        return over.compareAndSet(false, true);
     }
 
     boolean leaseExpiredLocally() {

@@ -1,0 +1,84 @@
+package dev.converge.queue;
+
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The fetch path: leases up to n due jobs of a queue in one transaction, raising each one's
+ * epoch and attempt. Where the database skips locked rows cheaply (PostgreSQL) it is one
+ * {@code UPDATE ... WHERE id = ANY(ARRAY(SELECT ... FOR UPDATE SKIP LOCKED))}.
+ *
+ * <p>H2 locks every row a {@code SELECT ... FOR UPDATE} reads and re-runs IN-subqueries row by
+ * row, so a single statement cost as much as the queue was long (quadratic over a drain, and a
+ * concurrent fetch found the whole queue locked). There the due ids are read first without
+ * locks, in index order, stopping after n; then an UPDATE takes those still available, re-checked
+ * under each row's lock: a row another fetch took meanwhile is simply not taken again.
+ */
+final class LeaseStatement {
+    static final String[] LEASED_COLUMNS = {"id", "queue", "kind", "payload", "epoch", "attempt",
+        "max_attempts", "timeout_ms", "batch_id", "chain_id", "chain_pos", "flow_id", "created_at", "run_at"};
+    private static final String SET = "UPDATE cv_job SET state = 'running', epoch = epoch + 1, attempt = attempt + 1, "
+            + "lease_owner = :owner, lease_expires_at = {now+:lease_ms}, started_at = {now} WHERE ";
+    // ordered by every column of the fetch index (state and queue are fixed here), so that both
+    // databases read the due jobs in index order and stop after :limit rows
+    private static final String DUE = "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
+            + "AND run_at <= {now} ORDER BY state, queue, run_at, id LIMIT :limit";
+
+    private final Dialect dialect;
+    private final Sql oneStatement;
+    private final Sql dueIds;
+    private final Map<Integer, Sql> takeByCount = new ConcurrentHashMap<>();
+
+    LeaseStatement(Dialect dialect) {
+        this.dialect = dialect;
+        boolean twoSteps = dialect.locksEveryRowItReads();
+        this.oneStatement = twoSteps ? null
+                : Sql.of(dialect, SET + dialect.takeSkippingLocked(DUE));
+        this.dueIds = twoSteps ? Sql.of(dialect, DUE) : null;
+    }
+
+    List<LeasedJob> lease(Connection c, String queue, int limit, String owner, long leaseMs, Instant now)
+            throws SQLException {
+        Params p = Params.of().now(now).text("queue", queue).integer("limit", limit).text("owner", owner)
+                .bigint("lease_ms", leaseMs);
+        Sql take = oneStatement;
+        if (take == null) {
+            List<Long> ids = dueIds.query(c, p, rs -> rs.getLong(1));
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            take = takeByCount.computeIfAbsent(ids.size(), this::takeIds);
+            for (int i = 0; i < ids.size(); i++) {
+                p.bigint("id" + i, ids.get(i));
+            }
+        }
+        try (PreparedStatement ps = take.prepareReturning(c, p, LEASED_COLUMNS)) {
+            ps.executeUpdate();
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                List<LeasedJob> out = new ArrayList<>(limit);
+                while (rs.next()) {
+                    out.add(JobStore.leased(rs));
+                }
+                return out;
+            }
+        }
+    }
+
+    private Sql takeIds(int count) {
+        StringBuilder in = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            in.append(i == 0 ? ":id" : ", :id").append(i);
+        }
+        return Sql.of(dialect, SET + "state = 'available' AND id IN (" + in + ")");
+    }
+}
