@@ -1,0 +1,127 @@
+package dev.converge.testkit;
+
+import dev.converge.Converge;
+import dev.converge.claim.Claims;
+import dev.converge.queue.JobType;
+import dev.converge.store.Store;
+import dev.converge.store.StoreConfig;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The other process of the cross-process tests: a worker node, or a crowd of claim racers, on a
+ * PostgreSQL database given on the command line. It reports what it does on standard output,
+ * one line per event, and takes {@code GO} and {@code QUIT} on standard input.
+ *
+ * <pre>
+ * work  URL USER NODE LEASE_MS    run proc.step jobs; the first attempt of a job hangs if its payload says so
+ * claim URL USER NODE KEYS THREADS on GO, every thread tries to claim every key; prints WON key
+ * </pre>
+ */
+public final class WorkerProcess {
+    public record Step(int n, boolean hangOnFirstAttempt) {
+    }
+
+    public static final JobType<Step> STEP = JobType.of("proc.step", Step.class);
+
+    private WorkerProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = args[1];
+        String user = args[2];
+        String node = args[3];
+        try (Store store = Store.open(StoreConfig.postgres(url).username(user).maxPoolSize(8).build())) {
+            if (args[0].equals("work")) {
+                work(store, node, Duration.ofMillis(Long.parseLong(args[4])));
+            } else {
+                claim(store, node, Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            }
+        }
+        System.out.println("BYE");
+    }
+
+    private static void work(Store store, String node, Duration lease) throws Exception {
+        try (Converge engine = Converge.builder(store).nodeId(node).lease(lease).poll(Duration.ofMillis(200))
+                .handle(STEP, (s, ctx) -> {
+                    say("STARTED " + ctx.jobId() + " epoch=" + ctx.lease().epoch() + " attempt=" + ctx.attempt());
+                    if (s.hangOnFirstAttempt() && ctx.attempt() == 1) {
+                        Thread.sleep(Long.MAX_VALUE); // until SIGKILL
+                    }
+                    recordEffect(store, ctx.jobId(), ctx.lease().epoch(), node);
+                    say("DONE " + ctx.jobId() + " epoch=" + ctx.lease().epoch());
+                }).queue("default", 2).build()) {
+            engine.start();
+            say("READY");
+            awaitLine("QUIT");
+        }
+    }
+
+    /** The job's side effect, somewhere the test can count it. */
+    private static void recordEffect(Store store, long jobId, long epoch, String node) {
+        store.withConnection(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO proc_effect (job_id, epoch, node) VALUES (?, ?, ?)")) {
+                ps.setLong(1, jobId);
+                ps.setLong(2, epoch);
+                ps.setString(3, node);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    private static void claim(Store store, String node, int keys, int threads) throws Exception {
+        Claims claims = new Claims(store, node);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> racers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String owner = node + "/" + t;
+            Thread racer = new Thread(() -> {
+                try {
+                    go.await();
+                    for (int k = 0; k < keys; k++) {
+                        if (claims.add("race:" + k, owner, Duration.ofMinutes(5)).isPresent()) {
+                            say("WON race:" + k + " " + owner);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            racer.start();
+            racers.add(racer);
+        }
+        // the pool is up before the start, so the race is on the claims rather than on connecting
+        try (Connection warm = store.dataSource().getConnection()) {
+            say("READY");
+        }
+        awaitLine("GO");
+        go.countDown();
+        for (Thread r : racers) {
+            r.join();
+        }
+        say("FINISHED");
+        awaitLine("QUIT");
+    }
+
+    private static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static void awaitLine(String expected) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.trim().equals(expected)) {
+                return;
+            }
+        }
+    }
+}
