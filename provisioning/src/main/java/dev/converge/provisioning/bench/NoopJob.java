@@ -1,0 +1,9 @@
+package dev.converge.provisioning.bench;
+
+import dev.converge.queue.JobType;
+
+/** The benchmark's job: a small payload and a handler that does nothing, so the engine is all that is measured. */
+record NoopJob(int n) {
+    static final String QUEUE = "bench";
+    static final JobType<NoopJob> TYPE = JobType.of("bench.noop", NoopJob.class).withQueue(QUEUE);
+}

@@ -1,0 +1,68 @@
+package dev.converge.provisioning.cli;
+
+import dev.converge.provisioning.bench.QueueBench;
+import dev.converge.provisioning.bench.QueueBenchOptions;
+import dev.converge.provisioning.bench.QueueBenchResult;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
+        subcommands = {BenchCommand.Queue.class})
+public final class BenchCommand implements Runnable {
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue");
+    }
+
+    /** {@code converge bench queue}: enqueue, processing and pickup of no-op jobs against a hand-written SKIP LOCKED loop. */
+    @Command(name = "queue", mixinStandardHelpOptions = true,
+            description = "Enqueue (bulk and one per transaction), processing until durably done, pickup latency, "
+                    + "and a hand-written SKIP LOCKED loop on the same database for reference.")
+    static final class Queue implements Callable<Integer> {
+        @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
+        String store;
+
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--jobs", defaultValue = "20000", description = "jobs per measured phase (default: ${DEFAULT-VALUE})")
+        int jobs;
+
+        @Option(names = "--workers", defaultValue = "16",
+                description = "handler threads, and threads of the reference loop (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--samples", defaultValue = "200", description = "pickup-latency samples (default: ${DEFAULT-VALUE})")
+        int samples;
+
+        @Option(names = "--prefetch", defaultValue = "1000",
+                description = "jobs the engine may lease ahead of its handler threads (default: ${DEFAULT-VALUE}; "
+                        + "the builder's default is as many as the handler threads, sized for slow jobs)")
+        int prefetch;
+
+        @Option(names = "--json", description = "also write the figures as one JSON object to this file")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, json);
+            QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
+            result.print(System.out);
+            if (json != null) {
+                result.writeJson(json);
+                System.out.println("  written to " + json);
+            }
+            return 0;
+        }
+    }
+}
