@@ -2,22 +2,13 @@ package dev.converge;
 
 import dev.converge.batch.Batches;
 import dev.converge.batch.JobSpec;
-import dev.converge.batch.internal.BatchStore;
-import dev.converge.batch.internal.BatchTracker;
 import dev.converge.chain.Chains;
-import dev.converge.chain.internal.ChainStore;
-import dev.converge.chain.internal.ChainTracker;
 import dev.converge.claim.Claims;
 import dev.converge.claim.Leadership;
 import dev.converge.flow.Flows;
-import dev.converge.flow.internal.Compensator;
-import dev.converge.flow.internal.FinishRouter;
-import dev.converge.flow.internal.FlowStore;
-import dev.converge.flow.internal.FlowTracker;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
 import dev.converge.ledger.ResourceTypes;
-import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.token.Tokens;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
@@ -97,30 +88,13 @@ public final class Converge implements AutoCloseable {
         this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace);
         this.registry = b.registry;
         this.codec = new JsonCodec();
-        BatchTracker batchTracker = new BatchTracker(new BatchStore(store.dialect()));
-        ChainTracker chainTracker = new ChainTracker(new ChainStore(store.dialect()), batchTracker);
-        FlowStore flowStore = new FlowStore(store.dialect());
-        FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
-        batchTracker.wire(chainTracker);
-        chainTracker.wire(flowTracker);
-        flowTracker.compensateQueue(b.systemQueue);
-        FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
-        LedgerEngine[] ledgerEngine = new LedgerEngine[1];
-        registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
-        registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
-        registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
-                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
-                new Compensator(flowTracker, b.compensationRetry));
-        List<FinishHook> hooks = new ArrayList<>(b.hooks);
-        hooks.add(0, router);
-        this.runtime = new EngineRuntime(store, nodeId, settings, registry, codec, b.crashPlan, hooks, router);
-        java.util.function.Function<Job<?>, JobSpec> encoder = j -> JobSpec.of(encode(j));
-        this.batches = new Batches(runtime, batchTracker, encoder);
-        this.chains = new Chains(runtime, chainTracker, batches, encoder);
-        this.flows = new Flows(runtime, flowTracker, chains, encoder);
-        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, j -> enqueue(j).jobId());
-        this.ledger = new Ledger(ledgerEngine[0]);
-        this.tokens = new Tokens(runtime, flows);
+        EngineParts parts = new EngineParts(b, settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j).jobId());
+        this.runtime = parts.runtime;
+        this.batches = parts.batches;
+        this.chains = parts.chains;
+        this.flows = parts.flows;
+        this.ledger = parts.ledger;
+        this.tokens = parts.tokens;
         this.reaperEvery = b.reaper;
         this.reapOlderThan = b.reapOlderThan;
         this.watchdogEvery = b.watchdog;
@@ -323,26 +297,26 @@ public final class Converge implements AutoCloseable {
     }
 
     public static final class Builder {
-        private final Store store;
-        private final HandlerRegistry registry = new HandlerRegistry();
-        private final Map<String, Integer> queues = new LinkedHashMap<>();
-        private final List<FinishHook> hooks = new ArrayList<>();
-        private String systemQueue = "default";
-        private Duration watchdog;
-        private Duration reaper;
-        private Duration reapOlderThan = Duration.ofMinutes(5);
-        private final ResourceTypes resources = new ResourceTypes();
-        private RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
+        final Store store;
+        final HandlerRegistry registry = new HandlerRegistry();
+        final Map<String, Integer> queues = new LinkedHashMap<>();
+        final List<FinishHook> hooks = new ArrayList<>();
+        String systemQueue = "default";
+        Duration watchdog;
+        Duration reaper;
+        Duration reapOlderThan = Duration.ofMinutes(5);
+        final ResourceTypes resources = new ResourceTypes();
+        RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
                 .cappedAt(Duration.ofMinutes(1));
-        private String nodeId = defaultNodeId();
-        private Duration lease = Duration.ofSeconds(30);
-        private Duration heartbeat;
-        private Duration poll = Duration.ofSeconds(1);
-        private Duration rescue;
-        private int fetchLimit = 100;
-        private int prefetch = -1;
-        private Duration shutdownGrace = Duration.ofSeconds(10);
-        private CrashPlan crashPlan = CrashPlan.NONE;
+        String nodeId = defaultNodeId();
+        Duration lease = Duration.ofSeconds(30);
+        Duration heartbeat;
+        Duration poll = Duration.ofSeconds(1);
+        Duration rescue;
+        int fetchLimit = 100;
+        int prefetch = -1;
+        Duration shutdownGrace = Duration.ofSeconds(10);
+        CrashPlan crashPlan = CrashPlan.NONE;
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");

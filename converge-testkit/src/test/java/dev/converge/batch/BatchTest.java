@@ -8,6 +8,7 @@ import dev.converge.Converge;
 import dev.converge.ConvergeException;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
+import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
@@ -48,18 +49,15 @@ class BatchTest {
             Converge[] self = new Converge[1];
             Converge engine = h.engine(b -> n.callbacks(b).queue("default", 2).prefetch(0)
                     .handle(WORK, (p, ctx) -> {
-                        switch (p.name()) {
-                            case "fails" -> throw new NonRetryableException("the leaf said no");
-                            case "slow" -> {
-                                // a running sibling: wait until the failure is recorded, then check before acting
-                                await().atMost(Duration.ofSeconds(10)).until(() ->
-                                        progress(self[0], batchId[0]).failed() == 1);
-                                if (!ctx.cancelled()) {
-                                    n.sideEffects.incrementAndGet();
-                                }
-                            }
-                            default -> n.sideEffects.incrementAndGet();
+                        if (p.name().equals("fails")) {
+                            throw new NonRetryableException("the leaf said no");
                         }
+                        // every sibling checks after the failure is recorded, right before its side effect
+                        await().atMost(Duration.ofSeconds(10)).until(() -> progress(self[0], batchId[0]).failed() == 1);
+                        if (ctx.cancelled()) {
+                            throw new JobCancelledException("batch cancelled: stopping before the side effect");
+                        }
+                        n.sideEffects.incrementAndGet();
                     }));
             self[0] = engine;
             batchId[0] = engine.batches().dispatch(Batch.named("resources")
@@ -75,7 +73,8 @@ class BatchTest {
             assertThat(p.state()).isEqualTo(BatchState.CANCELLED);
             assertThat(p.pending()).isZero();
             assertThat(p.failed()).isEqualTo(1);
-            assertThat(p.succeeded() + p.cancelled()).isEqualTo(3);
+            assertThat(p.cancelled()).as("cancelled before they started, or stopped by their own check").isEqualTo(3);
+            assertThat(p.succeeded()).isZero();
             assertThat(n.sideEffects.get()).as("no sibling acted after the batch was cancelled").isZero();
             await().atMost(Duration.ofSeconds(5)).until(() -> n.caught.get() == 1);
             assertThat(n.then.get()).isZero();
@@ -110,6 +109,51 @@ class BatchTest {
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
                     .until(() -> n.then.get() == batches && n.fin.get() == batches);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void callbacksRunOnceWhenEveryJobIsDeliveredTwice(String kind) throws Exception {
+        Counts n = new Counts();
+        dev.converge.testkit.SettableClock clock = dev.converge.testkit.SettableClock.atNow();
+        java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(5);
+        java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
+        try (Harness h = new Harness(kind, clock)) {
+            // node A takes every job and stalls past its lease (no heartbeat for an hour)
+            Converge a = h.engine(b -> n.callbacks(b).nodeId("node-a").queue("default", 5).prefetch(0)
+                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofHours(1))
+                    .handle(WORK, (p, ctx) -> {
+                        n.sideEffects.incrementAndGet();
+                        stalled.countDown();
+                        wake.await();
+                    }));
+            long id = a.batches().dispatch(batchOfFive().then(Job.of(THEN, new Step("then")))
+                    .andFinally(Job.of(FINALLY, new Step("finally"))));
+            assertThat(stalled.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            // the leases expire by the database clock; node B rescues and completes every job again
+            clock.advance(Duration.ofHours(3));
+            h.engine(h.anotherStore(), b -> n.callbacks(b).nodeId("node-b").queue("default", 5)
+                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100))
+                    .handle(WORK, (p, ctx) -> n.sideEffects.incrementAndGet()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> n.fin.get() == 1 && n.then.get() == 1);
+            // node A wakes up and tries to complete the same jobs: refused, and nothing fires again
+            wake.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> a.stats().leaseLost() >= 5);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> n.then.get() == 1 && n.fin.get() == 1);
+            assertThat(n.sideEffects.get()).as("every job ran twice").isEqualTo(10);
+            BatchProgress p = progress(a, id);
+            assertThat(p.succeeded()).isEqualTo(5);
+            assertThat(p.pending()).isZero();
+        }
+    }
+
+    private static Batch batchOfFive() {
+        Batch b = Batch.named("twice");
+        for (int i = 0; i < 5; i++) {
+            b.add(Job.of(WORK, new Step("job-" + i)).maxAttempts(3));
+        }
+        return b;
     }
 
     @ParameterizedTest

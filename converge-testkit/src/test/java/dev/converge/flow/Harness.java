@@ -77,13 +77,27 @@ public final class Harness implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Converge e : engines) {
-            e.close();
-        }
-        extraStores.forEach(Store::close);
-        store.close();
+        // every part is closed even if an earlier one fails, so a scratch database is never left behind
+        RuntimeException first = null;
+        List<AutoCloseable> parts = new ArrayList<>(engines);
+        parts.addAll(extraStores);
+        parts.add(store);
         if (db != null) {
-            db.close();
+            parts.add(db);
+        }
+        for (AutoCloseable part : parts) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 }

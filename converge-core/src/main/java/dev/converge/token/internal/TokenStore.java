@@ -38,8 +38,9 @@ public final class TokenStore {
     public TokenStore(Dialect d) {
         insert = Sql.of(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
                 + "VALUES (:pool, :token, :subject, 'available', {now})" + d.onConflictDoNothing());
+        // a subject may hold several tokens (one per permitted use): the first one not yet spent
         bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
-                + "ORDER BY id LIMIT 1");
+                + "ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
         byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
         firstAvailable = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
                 + "ORDER BY id LIMIT 1");

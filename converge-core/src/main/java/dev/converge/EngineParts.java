@@ -1,0 +1,72 @@
+package dev.converge;
+
+import dev.converge.batch.Batches;
+import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.BatchStore;
+import dev.converge.batch.internal.BatchTracker;
+import dev.converge.chain.Chains;
+import dev.converge.chain.internal.ChainStore;
+import dev.converge.chain.internal.ChainTracker;
+import dev.converge.flow.Flows;
+import dev.converge.flow.internal.Compensator;
+import dev.converge.flow.internal.FinishRouter;
+import dev.converge.flow.internal.FlowStore;
+import dev.converge.flow.internal.FlowTracker;
+import dev.converge.ledger.Ledger;
+import dev.converge.ledger.internal.LedgerEngine;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobType;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.queue.internal.EngineSettings;
+import dev.converge.queue.internal.FinishHook;
+import dev.converge.queue.internal.JsonCodec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Wires one engine's parts together. The order matters and is the reason this class exists:
+ * batches, chains and flows move each other inside the finishing job's transaction (batch ->
+ * chain -> flow, and a failing flow cancels its chain and batches), so their trackers are built
+ * first and wired to each other; the router over them becomes the runtime's finish hook and
+ * cancellation probe; the engine's own job types (compensation, ledger teardown and reaping) are
+ * registered before the runtime starts; the public services come last, over the runtime.
+ */
+final class EngineParts {
+    final EngineRuntime runtime;
+    final Batches batches;
+    final Chains chains;
+    final Flows flows;
+    final Ledger ledger;
+    final dev.converge.token.Tokens tokens;
+
+    EngineParts(Converge.Builder b, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
+            Function<Job<?>, Long> enqueue) {
+        BatchTracker batchTracker = new BatchTracker(new BatchStore(b.store.dialect()));
+        ChainTracker chainTracker = new ChainTracker(new ChainStore(b.store.dialect()), batchTracker);
+        FlowStore flowStore = new FlowStore(b.store.dialect());
+        FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
+        batchTracker.wire(chainTracker);
+        chainTracker.wire(flowTracker);
+        flowTracker.compensateQueue(b.systemQueue);
+        FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
+
+        LedgerEngine[] ledgerEngine = new LedgerEngine[1]; // its handlers are registered before it can be built
+        b.registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
+        b.registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
+        b.registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
+                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
+                new Compensator(flowTracker, b.compensationRetry));
+
+        List<FinishHook> hooks = new ArrayList<>(b.hooks);
+        hooks.add(0, router);
+        this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router);
+        this.batches = new Batches(runtime, batchTracker, encoder);
+        this.chains = new Chains(runtime, chainTracker, batches, encoder);
+        this.flows = new Flows(runtime, flowTracker, chains, encoder);
+        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue);
+        this.ledger = new Ledger(ledgerEngine[0]);
+        this.tokens = new dev.converge.token.Tokens(runtime, flows);
+    }
+}
