@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The seeds' {@code Cache::add(key, ttl)}, made durable and owner-aware: collapses duplicate
+ * The familiar {@code Cache::add(key, ttl)} claim, made durable and owner-aware: collapses duplicate
  * deliveries to one runner, across threads and processes sharing the store.
  *
  * <pre>{@code

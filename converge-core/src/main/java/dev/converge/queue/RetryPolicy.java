@@ -36,7 +36,7 @@ public final class RetryPolicy {
         return new RetryPolicy(10, Duration.ofSeconds(1), Duration.ofMinutes(10), 0.2);
     }
 
-    /** One attempt only: the job never runs again by itself (the seeds' {@code tries = 1}). */
+    /** One attempt only: the job never runs again by itself (like a queue job with {@code tries = 1}). */
     public static RetryPolicy never() {
         return new RetryPolicy(1, Duration.ZERO, Duration.ZERO, 0);
     }

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A license service shaped like the seeds' license API: {@code POST /sites {name, domain}} answers
+ * A license service shaped like a typical license API: {@code POST /sites {name, domain}} answers
  * {@code {"data": {"key": ...}}} and has no uniqueness at all, so creating twice makes two
  * licenses. It is the one leaf that honours {@code Idempotency-Key}.
  */

@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The scenario the crash-point explorer runs: provision a site (a batch creating a repository and
  * a license, then a welcome email guarded by a token), then tear it down; check the leaves.
- * With {@code naive} the license is created the way the seeds call bad: straight at the leaf,
+ * With {@code naive} the license is created the naive way: straight at the leaf,
  * recorded afterwards, no ledger, no claim.
  */
 final class ThreeStepFlow implements CrashScenario {

@@ -17,7 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** Claims, the seeds' {@code Cache::add(key, ttl)}: one holder per key until expiry or its own release. */
+/** Claims, a durable {@code Cache::add(key, ttl)}: one holder per key until expiry or its own release. */
 public interface ClaimContract extends HasFixture {
 
     private Claims claims() {

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Licenses on the seeds' license API, where creating twice makes two licenses. Natural key: the
+ * Licenses on a license API where creating twice makes two licenses. Natural key: the
  * domain; tag: the license name (we put our tag there); leaf id: the license key. A 2xx without
  * {@code data.key} is ambiguous, exactly as the seed's {@code addLicense} refuses to guess. The
  * idempotency key, derived from the ledger row, goes out as {@code Idempotency-Key}, so a retry of

@@ -1,0 +1,70 @@
+package dev.converge.provisioning;
+
+import dev.converge.crash.CrashPlan;
+import dev.converge.provisioning.flow.SiteJobs;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What one process of the service does: serve only, or also work the queue (and how hard), run
+ * the watchdog and the reaper; and its engine timings.
+ *
+ * @param concurrency 0 for a node that only enqueues (an API-only node)
+ */
+public record NodeOptions(String nodeId, int concurrency, boolean watchdog, boolean reaper, Duration lease,
+        Duration poll, Duration maintenanceEvery, Duration reapOlderThan, SiteJobs jobs, CrashPlan crashPlan,
+        boolean naive) {
+
+    public NodeOptions {
+        if (concurrency < 0 || concurrency > 500) {
+            throw new IllegalArgumentException("concurrency must be between 0 and 500");
+        }
+        Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(poll, "poll");
+        Objects.requireNonNull(maintenanceEvery, "maintenanceEvery");
+        Objects.requireNonNull(reapOlderThan, "reapOlderThan");
+        Objects.requireNonNull(jobs, "jobs");
+        Objects.requireNonNull(crashPlan, "crashPlan");
+    }
+
+    /** A full node: serves and works with production timings. */
+    public static NodeOptions defaults() {
+        return new NodeOptions(null, 16, true, true, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5),
+                Duration.ofMinutes(5), SiteJobs.defaults(), CrashPlan.NONE, false);
+    }
+
+    public NodeOptions withConcurrency(int n) {
+        return new NodeOptions(nodeId, n, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, crashPlan, naive);
+    }
+
+    public NodeOptions withNodeId(String id) {
+        return new NodeOptions(id, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, crashPlan, naive);
+    }
+
+    public NodeOptions withMaintenance(boolean watchdogOn, boolean reaperOn) {
+        return new NodeOptions(nodeId, concurrency, watchdogOn, reaperOn, lease, poll, maintenanceEvery, reapOlderThan, jobs,
+                crashPlan, naive);
+    }
+
+    public NodeOptions withTimings(Duration leaseTime, Duration pollEvery, Duration maintenance, Duration reapAfter) {
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, leaseTime, pollEvery, maintenance, reapAfter, jobs,
+                crashPlan, naive);
+    }
+
+    public NodeOptions withJobs(SiteJobs j) {
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, j, crashPlan, naive);
+    }
+
+    /**
+     * Chaos runs only: the site steps written the naive way (no ledger, no claim, no token,
+     * optimistic state). Never for real use: it exists to prove the checker can see the damage.
+     */
+    public NodeOptions withNaiveSteps(boolean on) {
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs,
+                crashPlan, on);
+    }
+
+    public NodeOptions withCrashPlan(CrashPlan plan) {
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, plan, naive);
+    }
+}

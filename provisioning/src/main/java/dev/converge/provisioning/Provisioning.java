@@ -1,0 +1,128 @@
+package dev.converge.provisioning;
+
+import dev.converge.Converge;
+import dev.converge.provisioning.event.Events;
+import dev.converge.provisioning.flow.SiteFlows;
+import dev.converge.provisioning.flow.SiteResources;
+import dev.converge.provisioning.flow.SiteSteps;
+import dev.converge.provisioning.lead.Leads;
+import dev.converge.provisioning.site.Receipts;
+import dev.converge.provisioning.site.SiteStore;
+import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.store.Store;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The provisioning service assembled on one node: its schema, the engine with the site flows'
+ * handlers, and the services the HTTP API, the MCP tools and the CLI use.
+ */
+public final class Provisioning implements AutoCloseable {
+    private final Store store;
+    private final ProvisioningConfig config;
+    private final PrometheusMeterRegistry meters;
+    private final Converge engine;
+    private final Tenants tenants;
+    private final Leads leads;
+    private final Sites sites;
+    private final Events events;
+    private final SiteResources resources;
+    private final dev.converge.provisioning.flow.SiteJobs jobs;
+
+    private Provisioning(Store store, ProvisioningConfig config, NodeOptions node) {
+        this.store = store;
+        this.config = config;
+        this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.tenants = new Tenants(store);
+        this.leads = new Leads(store);
+        this.events = new Events(store);
+        this.resources = new SiteResources(config, meters);
+        this.jobs = node.jobs();
+        SiteStore siteStore = new SiteStore(store.dialect());
+        Receipts receipts = new Receipts(config, resources);
+        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
+        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll());
+        if (node.nodeId() != null) {
+            b.nodeId(node.nodeId());
+        }
+        if (node.concurrency() > 0) {
+            b.queue("default", node.concurrency());
+        }
+        if (node.watchdog()) {
+            b.watchdog(node.maintenanceEvery());
+        }
+        if (node.reaper()) {
+            b.reaper(node.maintenanceEvery(), node.reapOlderThan());
+        }
+        b.crashPlan(node.crashPlan());
+        this.engine = steps.register(b, node.jobs()).build();
+        steps.attach(engine);
+        this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
+                receipts);
+        ServiceMetrics.bind(meters, engine, store);
+    }
+
+    /** Migrates the service's schema (the engine's is migrated by the store) and starts the node. */
+    public static Provisioning start(Store store, ProvisioningConfig config, NodeOptions node) {
+        migrate(store);
+        Provisioning p = new Provisioning(store, config, node);
+        p.engine.start();
+        return p;
+    }
+
+    public static void migrate(Store store) {
+        Flyway.configure().dataSource(store.dataSource())
+                .locations("classpath:db/provisioning/" + store.dialect().name())
+                .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0")
+                .load().migrate();
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public ProvisioningConfig config() {
+        return config;
+    }
+
+    public PrometheusMeterRegistry meters() {
+        return meters;
+    }
+
+    public Converge engine() {
+        return engine;
+    }
+
+    public Tenants tenants() {
+        return tenants;
+    }
+
+    public Leads leads() {
+        return leads;
+    }
+
+    public Sites sites() {
+        return sites;
+    }
+
+    public Events events() {
+        return events;
+    }
+
+    public SiteResources resources() {
+        return resources;
+    }
+
+    /** The job types of the site flows (for enqueueing a step, such as a permitted welcome-email resend). */
+    public dev.converge.provisioning.flow.SiteJobs jobs() {
+        return jobs;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+        meters.close();
+    }
+}

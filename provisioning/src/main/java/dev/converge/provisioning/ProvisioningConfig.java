@@ -1,0 +1,62 @@
+package dev.converge.provisioning;
+
+import dev.converge.provisioning.leaf.GitHostConfig;
+import dev.converge.provisioning.leaf.HostingConfig;
+import dev.converge.provisioning.leaf.LicenseConfig;
+import dev.converge.provisioning.leaf.PostgresLeafConfig;
+import dev.converge.provisioning.mail.SmtpConfig;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How the provisioning service is set up: where its leaves are, and the business facts its
+ * receipts state (base domain, trial window, account URL). Validated when built; facts that are
+ * not configured are reported as such in receipts, never invented.
+ *
+ * @param trialWindow       how long a new site's trial lasts; null if none is configured
+ * @param accountUrl        where the customer manages their account; {@code {site_id}} is replaced; null if none
+ * @param flowDeadline      a provisioning that has not ended by then is failed by the watchdog
+ * @param idempotencyTtl    how long an {@code Idempotency-Key} is remembered
+ * @param database          the per-site PostgreSQL leaf, or null to provision no database
+ * @param mailLookup        how to ask the mail provider whether a welcome email went out; null if it cannot be asked
+ */
+public record ProvisioningConfig(
+        String baseDomain,
+        Duration trialWindow,
+        String accountUrl,
+        Duration flowDeadline,
+        Duration idempotencyTtl,
+        GitHostConfig gitHost,
+        HostingConfig hosting,
+        LicenseConfig license,
+        PostgresLeafConfig database,
+        SmtpConfig smtp,
+        MailLookup mailLookup) {
+
+    private static final Pattern DOMAIN = Pattern.compile("([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}");
+
+    public ProvisioningConfig {
+        if (baseDomain == null || !DOMAIN.matcher(baseDomain).matches()) {
+            throw new IllegalArgumentException("baseDomain must be a lower-case DNS name: " + baseDomain);
+        }
+        if (trialWindow != null && (trialWindow.isNegative() || trialWindow.isZero())) {
+            throw new IllegalArgumentException("trialWindow must be positive when set");
+        }
+        if (accountUrl != null && !accountUrl.startsWith("https://") && !accountUrl.startsWith("http://")) {
+            throw new IllegalArgumentException("accountUrl must be an http(s) URL");
+        }
+        Objects.requireNonNull(flowDeadline, "flowDeadline");
+        Objects.requireNonNull(idempotencyTtl, "idempotencyTtl");
+        Objects.requireNonNull(gitHost, "gitHost");
+        Objects.requireNonNull(hosting, "hosting");
+        Objects.requireNonNull(license, "license");
+        Objects.requireNonNull(smtp, "smtp");
+    }
+
+    /** Asks the mail provider whether a message carrying a send token was accepted. */
+    @FunctionalInterface
+    public interface MailLookup {
+        boolean accepted(String sendToken);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.converge.provisioning;
+
+import dev.converge.Converge;
+import dev.converge.queue.EngineStats;
+import dev.converge.store.Store;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Exposes the engine's counters and the service's states to Prometheus: jobs by outcome (this
+ * node), flows, sites and ledger entries by state (the whole store, read when scraped).
+ */
+final class ServiceMetrics {
+    private ServiceMetrics() {
+    }
+
+    static void bind(MeterRegistry meters, Converge engine, Store store) {
+        counter(meters, "leased", engine, EngineStats::leased);
+        counter(meters, "succeeded", engine, EngineStats::succeeded);
+        counter(meters, "failed", engine, EngineStats::failed);
+        counter(meters, "retried", engine, EngineStats::retried);
+        counter(meters, "cancelled", engine, EngineStats::cancelled);
+        counter(meters, "lease_lost", engine, EngineStats::leaseLost);
+        counter(meters, "abandoned", engine, EngineStats::abandoned);
+        counter(meters, "rescued", engine, EngineStats::rescued);
+        states(meters, store, "converge_flows", "SELECT state, COUNT(*) FROM cv_flow GROUP BY state",
+                new String[] {"running", "succeeded", "compensating", "failed", "needs_attention"});
+        states(meters, store, "converge_sites", "SELECT state, COUNT(*) FROM pv_site GROUP BY state",
+                new String[] {"provisioning", "active", "failed", "needs_attention", "deleting", "deleted"});
+        states(meters, store, "converge_ledger_entries", "SELECT state, COUNT(*) FROM cv_ledger GROUP BY state",
+                new String[] {"claimed", "uncertain", "confirmed", "deleting", "deleted", "released"});
+    }
+
+    private static void counter(MeterRegistry meters, String outcome, Converge engine, ToDoubleFunction<EngineStats> f) {
+        FunctionCounter.builder("converge_jobs", engine, e -> f.applyAsDouble(e.stats()))
+                .description("job deliveries on this node by outcome").tag("outcome", outcome).register(meters);
+    }
+
+    private static void states(MeterRegistry meters, Store store, String name, String sql, String[] states) {
+        Map<String, Long> last = new ConcurrentHashMap<>();
+        for (String state : states) {
+            Gauge.builder(name, () -> {
+                if (state.equals(states[0])) {
+                    refresh(store, sql, last);
+                }
+                return last.getOrDefault(state, 0L);
+            }).tag("state", state).register(meters);
+        }
+    }
+
+    private static void refresh(Store store, String sql, Map<String, Long> into) {
+        try {
+            store.withConnection(c -> {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+                    into.clear();
+                    while (rs.next()) {
+                        into.put(rs.getString(1), rs.getLong(2));
+                    }
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            // a scrape during an outage shows the last known counts
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.converge.provisioning.flow;
+
+import dev.converge.batch.Batch;
+import dev.converge.flow.Flow;
+import dev.converge.provisioning.flow.SiteJobs.ResourceStep;
+import dev.converge.provisioning.flow.SiteJobs.SiteRef;
+import dev.converge.provisioning.site.Site;
+import dev.converge.queue.Job;
+import java.time.Duration;
+
+/**
+ * The two flows of a site. Provisioning: a fail-fast batch creating every resource, then deploy,
+ * then the welcome email; confirmation only after the flow succeeded; on failure, compensation
+ * (the ledger tears down what was created, newest first), then the failure report. Teardown:
+ * stop provisioning if it runs, tear down what the ledger holds, then record the deletion.
+ */
+public final class SiteFlows {
+    public static final String PROVISION = "provision-site";
+    public static final String TEARDOWN = "teardown-site";
+
+    private final SiteJobs jobs;
+    private final SiteResources resources;
+    private final Duration deadline;
+
+    public SiteFlows(SiteJobs jobs, SiteResources resources, Duration deadline) {
+        this.jobs = jobs;
+        this.resources = resources;
+        this.deadline = deadline;
+    }
+
+    public Flow provisioning(Site site) {
+        SiteRef ref = new SiteRef(site.id());
+        Batch create = Batch.named("resources");
+        for (String kind : resources.planned()) {
+            create.add(Job.of(jobs.createResource, new ResourceStep(site.id(), kind)));
+        }
+        return Flow.of(PROVISION, site.subject()).deadline(deadline)
+                .step(create)
+                .step(Job.of(jobs.deploy, ref))
+                .step(Job.of(jobs.welcome, ref))
+                .onSuccess(Job.of(jobs.confirm, ref))
+                .onFailure(Job.of(jobs.reportFailure, ref));
+    }
+
+    /**
+     * @param previous the site's earlier teardown flow (one that ended needing attention), or null:
+     *                 a flow runs once per subject, so a new attempt gets a subject of its own
+     */
+    public Flow teardown(Site site, Long previous) {
+        SiteRef ref = new SiteRef(site.id());
+        String subject = previous == null ? site.subject() : site.subject() + "/after-" + previous;
+        return Flow.of(TEARDOWN, subject).deadline(deadline.multipliedBy(3))
+                .step(Job.of(jobs.teardown, ref))
+                .onFailure(Job.of(jobs.reportTeardownFailure, ref));
+    }
+}

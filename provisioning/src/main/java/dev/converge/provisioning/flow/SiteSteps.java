@@ -1,0 +1,209 @@
+package dev.converge.provisioning.flow;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.Converge;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.FlowView;
+import dev.converge.ledger.LeafCall;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.RepetitionSafety;
+import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.event.Events;
+import dev.converge.provisioning.flow.SiteJobs.ResourceStep;
+import dev.converge.provisioning.flow.SiteJobs.SiteRef;
+import dev.converge.provisioning.lead.Lead;
+import dev.converge.provisioning.lead.LeadStatus;
+import dev.converge.provisioning.lead.Leads;
+import dev.converge.provisioning.mail.SmtpMailer;
+import dev.converge.provisioning.site.Receipts;
+import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.site.SiteState;
+import dev.converge.provisioning.site.SiteStore;
+import dev.converge.queue.JobContext;
+import dev.converge.queue.NonRetryableException;
+import dev.converge.store.Store;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The handlers of the site flows. Every external effect goes through the ledger (resources,
+ * deploy) or a token (the welcome email); every state change of the site is a conditional update,
+ * so a step delivered twice, or late, changes nothing twice.
+ */
+public final class SiteSteps {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Store store;
+    private final SiteStore sites;
+    private final Leads leads;
+    private final Events events;
+    private final SiteResources resources;
+    private final SmtpMailer mailer;
+    private final ProvisioningConfig config;
+    private final Receipts receipts;
+    private Converge engine;
+    private boolean naive;
+
+    public SiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources,
+            ProvisioningConfig config, Receipts receipts) {
+        this.store = store;
+        this.sites = sites;
+        this.leads = leads;
+        this.events = events;
+        this.resources = resources;
+        this.mailer = new SmtpMailer(config.smtp());
+        this.config = config;
+        this.receipts = receipts;
+    }
+
+    /** Registers every handler on the engine being built. */
+    public Converge.Builder register(Converge.Builder b, SiteJobs jobs) {
+        resources.all().forEach(b::resource);
+        if (naive) {
+            NaiveSiteSteps bad = new NaiveSiteSteps(store, sites, leads, events, resources, mailer, receipts);
+            b.handle(jobs.createResource, bad::createResource).handle(jobs.welcome, bad::welcome)
+                    .handle(jobs.confirm, bad::confirm);
+        } else {
+            b.handle(jobs.createResource, this::createResource).handle(jobs.welcome, this::welcome)
+                    .handle(jobs.confirm, this::confirm);
+        }
+        return b.handle(jobs.deploy, this::deploy)
+                .handle(jobs.reportFailure, this::reportFailure)
+                .handle(jobs.teardown, this::teardown)
+                .handle(jobs.reportTeardownFailure, this::reportTeardownFailure);
+    }
+
+    /** Chaos runs only: register the naive steps instead (see {@link NaiveSiteSteps}). */
+    public SiteSteps naive(boolean on) {
+        this.naive = on;
+        return this;
+    }
+
+    public void attach(Converge built) {
+        this.engine = built;
+    }
+
+    private Site site(long id) {
+        return store.withConnection(c -> sites.get(c, id))
+                .orElseThrow(() -> new NonRetryableException("site " + id + " does not exist"));
+    }
+
+    void createResource(ResourceStep step, JobContext ctx) {
+        Site site = site(step.siteId());
+        engine.ledger().ensure(ctx, resources.get(step.kind()), resources.naturalKey(step.kind(), site.subdomain()),
+                site.subject(), Map.of());
+    }
+
+    void deploy(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        String key = resources.naturalKey(SiteResources.HOSTING, site.subdomain());
+        LedgerEntry hosting = engine.ledger().entry(SiteResources.HOSTING, key)
+                .filter(e -> e.state() == LedgerState.CONFIRMED)
+                .orElseThrow(() -> new NonRetryableException("no confirmed hosting site for " + key));
+        engine.ledger().call(ctx, new LeafCall<Void>() {
+            @Override
+            public String name() {
+                return "deploy";
+            }
+
+            @Override
+            public RepetitionSafety safety() {
+                return RepetitionSafety.NATURALLY_IDEMPOTENT;
+            }
+
+            @Override
+            public Void call(String idempotencyKey) {
+                resources.deploy(hosting.leafId());
+                return null;
+            }
+        });
+    }
+
+    void welcome(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
+        engine.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), new WelcomeMail(mailer, config.mailLookup(),
+                lead.email(), Long.toString(site.id()), site.subdomain(), receipts.expectedUrl(site.subdomain())));
+    }
+
+    /** Runs once the provisioning flow has durably succeeded: only now is the site active and the lead a customer. */
+    void confirm(SiteRef ref, JobContext ctx) throws Exception {
+        Site site = site(ref.siteId());
+        Map<String, Object> confirmation = new LinkedHashMap<>();
+        confirmation.put("url", receipts.expectedUrl(site.subdomain()));
+        confirmation.put("resources", engine.ledger().entriesOfSubject(site.subject()).stream()
+                .filter(e -> e.state() == LedgerState.CONFIRMED)
+                .map(e -> Map.of("kind", e.kind(), "natural_key", e.naturalKey(), "leaf_id", e.leafId())).toList());
+        String json = JSON.writeValueAsString(confirmation);
+        store.inTransaction(c -> {
+            if (sites.confirm(c, site.id(), json, store.clock().sqlNow())) {
+                leads.setStatus(c, site.leadId(), LeadStatus.CUSTOMER);
+                events.record(c, site.tenantId(), site.id(), "site.active", receipts.expectedUrl(site.subdomain()));
+            }
+            return null;
+        });
+    }
+
+    /** Runs after the failed provisioning flow's compensation: reports the failure, never before. */
+    void reportFailure(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        FlowView flow = engine.flows().get(site.provisionFlowId()).orElseThrow();
+        boolean attention = flow.state() == FlowState.NEEDS_ATTENTION;
+        String why = attention && flow.attention() != null ? flow.attention() : flow.failureReason();
+        store.inTransaction(c -> {
+            if (sites.move(c, site.id(), SiteState.PROVISIONING, attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED,
+                    why, store.clock().sqlNow())) {
+                events.record(c, site.tenantId(), site.id(), attention ? "site.needs_attention" : "site.failed", why);
+            }
+            return null;
+        });
+    }
+
+    void teardown(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        if (site.provisionFlowId() != null) {
+            FlowView provisioning = engine.flows().get(site.provisionFlowId()).orElseThrow();
+            if (provisioning.state() == FlowState.RUNNING) {
+                engine.flows().fail(provisioning.id(), "the site was deleted while it was being provisioned");
+                ctx.release(Duration.ofMillis(200));
+                return;
+            }
+            if (provisioning.state() == FlowState.COMPENSATING) {
+                ctx.release(Duration.ofMillis(300)); // let its compensation finish first
+                return;
+            }
+        }
+        if (!engine.ledger().teardownSubject(ctx, site.subject())) {
+            return; // a create is still in flight: come back when it settled
+        }
+        List<LedgerEntry> left = engine.ledger().entriesOfSubject(site.subject()).stream()
+                .filter(e -> e.state() != LedgerState.DELETED && e.state() != LedgerState.RELEASED).toList();
+        if (!left.isEmpty()) {
+            throw new IllegalStateException("teardown left " + left.size() + " resource(s) unsettled; retrying");
+        }
+        store.inTransaction(c -> {
+            if (sites.move(c, site.id(), SiteState.DELETING, SiteState.DELETED, null, store.clock().sqlNow())) {
+                sites.freeSubdomain(c, site.subdomain(), site.id());
+                if (sites.activeOfLead(c, site.leadId()) == 0) {
+                    leads.setStatus(c, site.leadId(), LeadStatus.LEAD);
+                }
+                events.record(c, site.tenantId(), site.id(), "site.deleted", site.subdomain());
+            }
+            return null;
+        });
+    }
+
+    void reportTeardownFailure(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        store.inTransaction(c -> {
+            if (sites.move(c, site.id(), SiteState.DELETING, SiteState.NEEDS_ATTENTION, "teardown could not finish",
+                    store.clock().sqlNow())) {
+                events.record(c, site.tenantId(), site.id(), "site.needs_attention", "teardown could not finish");
+            }
+            return null;
+        });
+    }
+}

@@ -1,0 +1,8 @@
+package dev.converge.provisioning.lead;
+
+import java.time.Instant;
+
+/** Someone a tenant is selling to; becomes a customer only when their site is really active. */
+public record Lead(long id, long tenantId, String name, String email, LeadStatus status, Instant createdAt,
+        Instant updatedAt) {
+}

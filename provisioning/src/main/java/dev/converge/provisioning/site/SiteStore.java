@@ -1,0 +1,145 @@
+package dev.converge.provisioning.site;
+
+import dev.converge.store.Dialect;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The SQL of {@code pv_site} and {@code pv_subdomain}. A site's state moves only by conditional
+ * updates from the state the caller expects, so late or duplicate steps cannot undo a later
+ * decision (a confirmation arriving after a delete was requested changes nothing).
+ */
+public final class SiteStore {
+    private static final String COLUMNS = "id, tenant_id, lead_id, subdomain, template, plan, state, provision_flow_id, "
+            + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at";
+
+    private final Dialect dialect;
+    private final Sql insert;
+    private final Sql claimSubdomain;
+    private final Sql subdomainHolder;
+    private final Sql freeSubdomain;
+    private final Sql get;
+    private final Sql getAnyTenant;
+    private final Sql list;
+    private final Sql listByState;
+    private final Sql setFlow;
+    private final Sql setTeardownFlow;
+    private final Sql move;
+    private final Sql confirm;
+    private final Sql activeOfLead;
+
+    public SiteStore(Dialect d) {
+        this.dialect = d;
+        insert = Sql.of(d, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, created_at, "
+                + "updated_at) VALUES (:tenant_id, :lead_id, :subdomain, :template, :plan, 'provisioning', '{}', {now}, {now})");
+        claimSubdomain = Sql.of(d, "INSERT INTO pv_subdomain (subdomain, site_id, tenant_id, created_at) "
+                + "VALUES (:subdomain, :site_id, :tenant_id, {now})" + d.onConflictDoNothing());
+        subdomainHolder = Sql.of(d, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain");
+        freeSubdomain = Sql.of(d, "DELETE FROM pv_subdomain WHERE subdomain = :subdomain AND site_id = :site_id");
+        get = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
+        getAnyTenant = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
+        list = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
+                + "ORDER BY id LIMIT :limit");
+        listByState = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND state = :state "
+                + "AND id > :after ORDER BY id LIMIT :limit");
+        setFlow = Sql.of(d, "UPDATE pv_site SET provision_flow_id = :flow_id, receipt = :receipt WHERE id = :id");
+        setTeardownFlow = Sql.of(d, "UPDATE pv_site SET teardown_flow_id = :flow_id WHERE id = :id");
+        move = Sql.of(d, "UPDATE pv_site SET state = :to, failure = COALESCE(:failure, failure), updated_at = {now} "
+                + "WHERE id = :id AND state = :from");
+        confirm = Sql.of(d, "UPDATE pv_site SET state = 'active', confirmation = :confirmation, updated_at = {now} "
+                + "WHERE id = :id AND state = 'provisioning'");
+        activeOfLead = Sql.of(d, "SELECT COUNT(*) FROM pv_site WHERE lead_id = :lead_id AND state = 'active'");
+    }
+
+    public long insert(Connection c, long tenantId, long leadId, String subdomain, String template, String plan,
+            Instant now) throws SQLException {
+        try (PreparedStatement ps = insert.prepareReturning(c, Params.of().now(now).bigint("tenant_id", tenantId)
+                .bigint("lead_id", leadId).text("subdomain", subdomain).text("template", template).text("plan", plan), "id")) {
+            ps.executeUpdate();
+            try (ResultSet rs = ps.getGeneratedKeys()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Claims the subdomain for the site; false if another site holds it. Never breaks the caller's transaction. */
+    public boolean claimSubdomain(Connection c, String subdomain, long siteId, long tenantId, Instant now)
+            throws SQLException {
+        try {
+            return claimSubdomain.update(c, Params.of().now(now).text("subdomain", subdomain).bigint("site_id", siteId)
+                    .bigint("tenant_id", tenantId)) == 1;
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState()) && !dialect.conflictAbortsTransaction()) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    public Optional<Long> subdomainHolder(Connection c, String subdomain) throws SQLException {
+        return Optional.ofNullable(subdomainHolder.queryOne(c, Params.of().text("subdomain", subdomain), rs -> rs.getLong(1)));
+    }
+
+    public void freeSubdomain(Connection c, String subdomain, long siteId) throws SQLException {
+        freeSubdomain.update(c, Params.of().text("subdomain", subdomain).bigint("site_id", siteId));
+    }
+
+    public Optional<Site> get(Connection c, long tenantId, long id) throws SQLException {
+        return Optional.ofNullable(get.queryOne(c, Params.of().bigint("id", id).bigint("tenant_id", tenantId), SiteStore::row));
+    }
+
+    /** For the service's own jobs, which act on a site by id whoever its tenant. */
+    public Optional<Site> get(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(getAnyTenant.queryOne(c, Params.of().bigint("id", id), SiteStore::row));
+    }
+
+    public List<Site> list(Connection c, long tenantId, SiteState state, long after, int limit) throws SQLException {
+        Params p = Params.of().bigint("tenant_id", tenantId).bigint("after", after).integer("limit", limit);
+        return state == null ? list.query(c, p, SiteStore::row)
+                : listByState.query(c, p.text("state", state.sql()), SiteStore::row);
+    }
+
+    public void setProvisionFlow(Connection c, long id, long flowId, String receipt) throws SQLException {
+        setFlow.update(c, Params.of().bigint("id", id).bigint("flow_id", flowId).text("receipt", receipt));
+    }
+
+    public void setTeardownFlow(Connection c, long id, long flowId) throws SQLException {
+        setTeardownFlow.update(c, Params.of().bigint("id", id).bigint("flow_id", flowId));
+    }
+
+    /** Moves the site from one state to another; false if it was not in {@code from}. */
+    public boolean move(Connection c, long id, SiteState from, SiteState to, String failure, Instant now)
+            throws SQLException {
+        if (!from.canMoveTo(to)) {
+            throw new IllegalStateException("site transition " + from + " -> " + to + " is not allowed");
+        }
+        return move.update(c, Params.of().now(now).bigint("id", id).text("from", from.sql()).text("to", to.sql())
+                .text("failure", failure)) == 1;
+    }
+
+    /** provisioning -> active with what was confirmed; false if the site is no longer provisioning. */
+    public boolean confirm(Connection c, long id, String confirmation, Instant now) throws SQLException {
+        return confirm.update(c, Params.of().now(now).bigint("id", id).text("confirmation", confirmation)) == 1;
+    }
+
+    /** How many of the lead's sites are active: a lead is a customer while it has one. */
+    public int activeOfLead(Connection c, long leadId) throws SQLException {
+        return activeOfLead.queryOne(c, Params.of().bigint("lead_id", leadId), rs -> rs.getInt(1));
+    }
+
+    private static Site row(ResultSet rs) throws SQLException {
+        return new Site(rs.getLong("id"), rs.getLong("tenant_id"), rs.getLong("lead_id"), rs.getString("subdomain"),
+                rs.getString("template"), rs.getString("plan"), SiteState.fromSql(rs.getString("state")),
+                Sql.nullableLong(rs, "provision_flow_id"), Sql.nullableLong(rs, "teardown_flow_id"),
+                rs.getString("receipt"), rs.getString("confirmation"), rs.getString("failure"),
+                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+    }
+}

@@ -1,0 +1,168 @@
+package dev.converge.provisioning.site;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.Converge;
+import dev.converge.flow.FlowEvent;
+import dev.converge.flow.FlowRun;
+import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.flow.SiteFlows;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.lead.Leads;
+import dev.converge.store.Store;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Requests, shows, lists and deletes sites, for one tenant at a time. A request is one
+ * transaction: the site row, its claim on the subdomain (a primary key, so two requests cannot
+ * both get it), its welcome-email token and its provisioning flow exist together or not at all.
+ */
+public final class Sites {
+    /** What a site request came to. */
+    public sealed interface RequestOutcome permits Created, SubdomainTaken {
+    }
+
+    /** A new site, provisioning. */
+    public record Created(Site site, Receipt receipt) implements RequestOutcome {
+    }
+
+    /**
+     * The subdomain belongs to another site. {@code sameLead} carries that site when it is this
+     * tenant's and was requested for the same lead: the same request made before.
+     */
+    public record SubdomainTaken(String subdomain, Optional<Site> sameLead) implements RequestOutcome {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Store store;
+    private final Converge engine;
+    private final SiteStore sites;
+    private final Leads leads;
+    private final SiteFlows flows;
+    private final Receipts receipts;
+
+    public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts) {
+        this.store = store;
+        this.engine = engine;
+        this.sites = sites;
+        this.leads = leads;
+        this.flows = flows;
+        this.receipts = receipts;
+    }
+
+    private static final class Taken extends RuntimeException {
+        Taken() {
+            super(null, null, false, false);
+        }
+    }
+
+    public RequestOutcome request(long tenantId, SiteRequest req) {
+        try {
+            return store.inTransaction(c -> {
+                if (leads.get(c, tenantId, req.leadId()).isEmpty()) {
+                    throw new InvalidField("lead_id", "does not name a lead of this tenant");
+                }
+                long id = sites.insert(c, tenantId, req.leadId(), req.subdomain(), req.template(), req.plan(),
+                        store.clock().sqlNow());
+                if (!sites.claimSubdomain(c, req.subdomain(), id, tenantId, store.clock().sqlNow())) {
+                    throw new Taken(); // rolls the site row back with it
+                }
+                Site site = sites.get(c, id).orElseThrow();
+                engine.tokens().add(c, SiteJobs.WELCOME_POOL, newToken(), site.subject());
+                FlowRun run = engine.flows().start(c, flows.provisioning(site));
+                Receipt receipt = receipts.of(site);
+                sites.setProvisionFlow(c, id, run.flowId(), json(receipt));
+                return new Created(sites.get(c, id).orElseThrow(), receipt);
+            });
+        } catch (Taken t) {
+            Optional<Site> holder = store.withConnection(c -> sites.subdomainHolder(c, req.subdomain())
+                    .flatMap(id -> {
+                        try {
+                            return sites.get(c, tenantId, id);
+                        } catch (java.sql.SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }));
+            return new SubdomainTaken(req.subdomain(), holder.filter(s -> s.leadId() == req.leadId()));
+        }
+    }
+
+    private static String newToken() {
+        byte[] raw = new byte[18];
+        RANDOM.nextBytes(raw);
+        return "wel_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    }
+
+    public Optional<Site> get(long tenantId, long siteId) {
+        return store.withConnection(c -> sites.get(c, tenantId, siteId));
+    }
+
+    public Receipt receipt(Site site) {
+        return receipts.of(site);
+    }
+
+    public Optional<SiteView> view(long tenantId, long siteId) {
+        return get(tenantId, siteId).map(this::view);
+    }
+
+    public SiteView view(Site site) {
+        List<SiteView.Resource> resources = engine.ledger().entriesOfSubject(site.subject()).stream()
+                .map(e -> new SiteView.Resource(e.kind(), e.naturalKey(), e.state().sql(), e.leafId())).toList();
+        List<SiteView.HistoryEntry> history = new ArrayList<>();
+        addHistory(history, SiteFlows.PROVISION, site.provisionFlowId());
+        addHistory(history, SiteFlows.TEARDOWN, site.teardownFlowId());
+        return new SiteView(site.id(), site.state().sql(), site.subdomain(), site.leadId(), site.failure(), resources,
+                history, receipts.of(site));
+    }
+
+    private void addHistory(List<SiteView.HistoryEntry> out, String flow, Long flowId) {
+        if (flowId == null) {
+            return;
+        }
+        for (FlowEvent e : engine.flows().history(flowId)) {
+            out.add(new SiteView.HistoryEntry(flow, e.at().toString(), e.from() == null ? null : e.from().sql(),
+                    e.to().sql(), e.reason()));
+        }
+    }
+
+    /** A page of a tenant's sites, by id, after the cursor. */
+    public List<Site> list(long tenantId, SiteState state, long after, int limit) {
+        return store.withConnection(c -> sites.list(c, tenantId, state, after, limit));
+    }
+
+    /**
+     * Starts tearing the site down; repeating it is harmless (the teardown flow is started once).
+     * Empty if the tenant has no such site.
+     */
+    public Optional<Site> delete(long tenantId, long siteId) {
+        return store.inTransaction(c -> {
+            Optional<Site> found = sites.get(c, tenantId, siteId);
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            Site site = found.get();
+            if (site.state() != SiteState.DELETING && site.state() != SiteState.DELETED) {
+                if (!sites.move(c, site.id(), site.state(), SiteState.DELETING, null, store.clock().sqlNow())) {
+                    throw new IllegalStateException("site " + siteId + " changed state during the delete; try again");
+                }
+                FlowRun run = engine.flows().start(c, flows.teardown(site, site.teardownFlowId()));
+                sites.setTeardownFlow(c, site.id(), run.flowId());
+            }
+            return sites.get(c, site.id());
+        });
+    }
+
+    private static String json(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("receipt does not serialize", e);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.converge.provisioning;
+
+import dev.converge.provisioning.embedded.EmbeddedLeaves;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.store.Store;
+import dev.converge.testkit.TestStores;
+import dev.converge.time.EngineClock;
+import java.time.Duration;
+
+/**
+ * The whole service for a test: simulated leaves and SMTP on loopback, a private H2 store, and a
+ * working node with test-speed timings. Close it to stop everything.
+ */
+public final class ProvisioningFixture implements AutoCloseable {
+    private final EmbeddedLeaves leaves;
+    private final Store store;
+    private final Provisioning service;
+
+    public ProvisioningFixture() {
+        this(Duration.ofDays(14));
+    }
+
+    public ProvisioningFixture(Duration trialWindow) {
+        this.leaves = EmbeddedLeaves.start(42);
+        this.store = TestStores.h2(true, EngineClock.database());
+        ProvisioningConfig config = leaves.config(trialWindow, Duration.ofMinutes(2), null, Duration.ofSeconds(2));
+        SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
+                Duration.ofSeconds(20));
+        NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
+                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
+        this.service = Provisioning.start(store, config, node);
+    }
+
+    public Provisioning service() {
+        return service;
+    }
+
+    public EmbeddedLeaves leaves() {
+        return leaves;
+    }
+
+    @Override
+    public void close() {
+        service.close();
+        store.close();
+        leaves.close();
+    }
+}
