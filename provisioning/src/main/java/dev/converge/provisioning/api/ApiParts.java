@@ -1,0 +1,18 @@
+package dev.converge.provisioning.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Map;
+
+/** What the route groups share: the JSON mapper, the body reader and the idempotency protocol. */
+record ApiParts(ObjectMapper mapper, JsonBody body, IdempotentRequests idempotency) {
+
+    /** A JSON response, serialized now (so that what is stored for a key is what was sent). */
+    ApiResponse json(int status, Object value, Map<String, String> headers) {
+        try {
+            return ApiResponse.json(status, mapper.writeValueAsString(value), headers);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("response does not serialize", e);
+        }
+    }
+}

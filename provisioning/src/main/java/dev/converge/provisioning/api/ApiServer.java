@@ -1,0 +1,129 @@
+package dev.converge.provisioning.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.idempotency.IdempotencyStore;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.json.JavalinJackson;
+import io.javalin.router.Endpoint;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The provisioning service's HTTP API (Javalin on Jetty): JSON in and out, RFC 9457 problems,
+ * bearer tokens per tenant, and {@code Idempotency-Key} on the requests that create. Routes are
+ * grouped by concern ({@link LeadRoutes}, {@link SiteRoutes}, {@link OrphanRoutes},
+ * {@link OpsRoutes}); extensions (the MCP endpoint) are mounted on the same server with the same
+ * authentication and JSON mapper. Everything under {@code /v1} requires a token.
+ */
+public final class ApiServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+
+    private final Javalin app;
+    private final ScheduledExecutorService purger;
+
+    private ApiServer(Javalin app, ScheduledExecutorService purger) {
+        this.app = app;
+        this.purger = purger;
+    }
+
+    public static ApiServer start(Provisioning service, ApiOptions options, List<ApiExtension> extensions) {
+        Objects.requireNonNull(service, "service");
+        Objects.requireNonNull(options, "options");
+        List<ApiExtension> mounted = List.copyOf(extensions);
+        ObjectMapper json = ApiJson.mapper();
+        BearerAuth auth = new BearerAuth(service.tenants());
+        ApiContext context = new ApiContext(service, auth, json);
+        IdempotencyStore keys = new IdempotencyStore(service.store());
+        Problems problems = new Problems(json);
+        ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
+                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()));
+        HttpMetrics metrics = new HttpMetrics(service.meters());
+        OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
+
+        Javalin app = Javalin.create(cfg -> {
+            server(cfg, options);
+            cfg.jsonMapper(new JavalinJackson(json, false));
+            cfg.requestLogger.http(metrics::record);
+            problems.register(cfg.routes);
+            cfg.routes.beforeMatched("/v1/*", auth::require);
+            new LeadRoutes(service.leads(), parts).register(cfg.routes);
+            new SiteRoutes(service.sites(), parts).register(cfg.routes);
+            new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), service.sites(), parts)
+                    .register(cfg.routes);
+            ops.register(cfg.routes);
+            for (ApiExtension extension : mounted) {
+                extension.configure(cfg, context);
+            }
+        });
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            app.stop();
+            throw e;
+        }
+        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "converge-api-idempotency-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = options.purgeEvery().toMillis();
+        purger.scheduleWithFixedDelay(() -> purge(keys), every, every, TimeUnit.MILLISECONDS);
+        log.info("API listening on http://{}:{}", options.host(), app.port());
+        return new ApiServer(app, purger);
+    }
+
+    private static void server(JavalinConfig cfg, ApiOptions options) {
+        cfg.startup.showJavalinBanner = false;
+        cfg.startup.showOldJavalinVersionWarning = false;
+        cfg.jetty.host = options.host();
+        cfg.jetty.port = options.port();
+        // our own reader enforces the limit with a 413 problem; this bounds anything else that reads a body
+        cfg.http.maxRequestSize = options.maxBodyBytes();
+        QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+        threads.setName("converge-api");
+        cfg.jetty.threadPool = threads;
+    }
+
+    private static void purge(IdempotencyStore keys) {
+        try {
+            int purged = keys.purgeExpired();
+            if (purged > 0) {
+                log.debug("purged {} expired idempotency keys", purged);
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not purge expired idempotency keys: {}", e.getMessage());
+        }
+    }
+
+    /** The port the server listens on (the one chosen when the options said 0). */
+    public int port() {
+        return app.port();
+    }
+
+    /** Every HTTP route the server registered, as {@code "GET /v1/sites/{id}"}: what openapi.json must describe. */
+    public List<String> routes() {
+        return app.unsafe.internalRouter.allHttpHandlers().stream()
+                .map(parsed -> parsed.endpoint)
+                .filter(e -> e.method.isHttpMethod())
+                .map(ApiServer::describe)
+                .toList();
+    }
+
+    private static String describe(Endpoint e) {
+        return e.method.name() + " " + e.path;
+    }
+
+    @Override
+    public void close() {
+        purger.shutdownNow();
+        app.stop();
+    }
+}

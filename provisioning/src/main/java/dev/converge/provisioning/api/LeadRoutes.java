@@ -1,0 +1,66 @@
+package dev.converge.provisioning.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.provisioning.lead.Lead;
+import dev.converge.provisioning.lead.Leads;
+import dev.converge.provisioning.tenant.Tenant;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code POST /v1/leads} and {@code GET /v1/leads/{id}}. An {@code Idempotency-Key} is optional
+ * here (a lead is cheap to create twice, but a client that sends a key gets the same protocol).
+ */
+final class LeadRoutes {
+    static final String COLLECTION = "/v1/leads";
+    static final String ONE = "/v1/leads/{id}";
+    private static final Set<String> FIELDS = Set.of("name", "email");
+
+    private final Leads leads;
+    private final ApiParts parts;
+
+    LeadRoutes(Leads leads, ApiParts parts) {
+        this.leads = leads;
+        this.parts = parts;
+    }
+
+    void register(RoutesConfig routes) {
+        routes.post(COLLECTION, this::create);
+        routes.get(ONE, this::get);
+    }
+
+    /** A lead as the API shows it. */
+    record LeadBody(@JsonProperty("id") long id, @JsonProperty("name") String name, @JsonProperty("email") String email,
+            @JsonProperty("status") String status, @JsonProperty("created_at") String createdAt,
+            @JsonProperty("updated_at") String updatedAt, @JsonProperty("links") Map<String, String> links) {
+
+        static LeadBody of(Lead l) {
+            return new LeadBody(l.id(), l.name(), l.email(), l.status().sql(), l.createdAt().toString(),
+                    l.updatedAt().toString(), Map.of("self", COLLECTION + "/" + l.id()));
+        }
+    }
+
+    private void create(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        var key = parts.idempotency().key(ctx, false);
+        ObjectNode body = parts.body().read(ctx);
+        parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION, body, () -> {
+            BodyFields f = new BodyFields(body, FIELDS);
+            String name = f.requiredText("name");
+            String email = f.requiredText("email");
+            f.check();
+            Lead lead = leads.create(tenant.id(), name, email);
+            return parts.json(201, LeadBody.of(lead), Map.of("Location", COLLECTION + "/" + lead.id()));
+        }).send(ctx);
+    }
+
+    private void get(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        long id = PathIds.id(ctx);
+        Lead lead = leads.get(tenant.id(), id).orElseThrow(() -> PathIds.notFound("lead", id));
+        parts.json(200, LeadBody.of(lead), Map.of()).send(ctx);
+    }
+}

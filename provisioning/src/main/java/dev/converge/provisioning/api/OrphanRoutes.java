@@ -1,0 +1,105 @@
+package dev.converge.provisioning.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.Ledger;
+import dev.converge.ledger.ResourceType;
+import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.tenant.Tenant;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /v1/orphans}: what the leaves hold that no ledger entry owns. A tenant sees the details
+ * only of orphans tagged with one of its own sites; untagged ones and other tenants' are a count.
+ * A leaf that cannot be listed now is reported as unavailable beside the others, not as a 500.
+ */
+final class OrphanRoutes {
+    static final String PATH = "/v1/orphans";
+    private static final Logger log = LoggerFactory.getLogger(OrphanRoutes.class);
+
+    private final Supplier<List<ResourceType>> types;
+    private final Ledger ledger;
+    private final Sites sites;
+    private final ApiParts parts;
+
+    OrphanRoutes(Supplier<List<ResourceType>> types, Ledger ledger, Sites sites, ApiParts parts) {
+        this.types = types;
+        this.ledger = ledger;
+        this.sites = sites;
+        this.parts = parts;
+    }
+
+    void register(RoutesConfig routes) {
+        routes.get(PATH, this::list);
+    }
+
+    record Orphan(@JsonProperty("kind") String kind, @JsonProperty("leaf_id") String leafId,
+            @JsonProperty("natural_key") String naturalKey, @JsonProperty("site_id") long siteId) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record LeafStatus(@JsonProperty("kind") String kind, @JsonProperty("available") boolean available,
+            @JsonProperty("orphans") Integer orphans, @JsonProperty("other_count") Integer otherCount,
+            @JsonProperty("detail") String detail) {
+    }
+
+    record Report(@JsonProperty("items") List<Orphan> items, @JsonProperty("other_count") int otherCount,
+            @JsonProperty("complete") boolean complete, @JsonProperty("leaves") List<LeafStatus> leaves) {
+    }
+
+    private void list(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        Map<Long, Boolean> ours = new HashMap<>();
+        List<Orphan> items = new ArrayList<>();
+        List<LeafStatus> leaves = new ArrayList<>();
+        int others = 0;
+        for (ResourceType type : types.get()) {
+            List<LeafResource> found;
+            try {
+                found = ledger.orphans(type);
+            } catch (RuntimeException e) {
+                log.warn("orphans of {} could not be listed: {}", type.kind(), e.toString());
+                leaves.add(new LeafStatus(type.kind(), false, null, null, "The leaf could not be listed right now."));
+                continue;
+            }
+            int mine = 0;
+            for (LeafResource r : found) {
+                long siteId = siteOf(r.tag());
+                if (siteId > 0 && ours.computeIfAbsent(siteId, id -> sites.get(tenant.id(), id).isPresent())) {
+                    items.add(new Orphan(type.kind(), r.leafId(), r.naturalKey(), siteId));
+                    mine++;
+                }
+            }
+            others += found.size() - mine;
+            leaves.add(new LeafStatus(type.kind(), true, mine, found.size() - mine, null));
+        }
+        boolean complete = leaves.stream().allMatch(LeafStatus::available);
+        parts.json(200, new Report(items, others, complete, leaves), Map.of()).send(ctx);
+    }
+
+    /** The site id in a site's tag ({@link Ledger#tagFor} of {@link Site#subjectOf}), or 0 if the tag names no site. */
+    static long siteOf(String tag) {
+        if (tag == null) {
+            return 0;
+        }
+        int start = tag.length();
+        while (start > 0 && Character.isDigit(tag.charAt(start - 1))) {
+            start--;
+        }
+        if (start == tag.length() || tag.length() - start > 18) {
+            return 0;
+        }
+        long id = Long.parseLong(tag.substring(start));
+        return id > 0 && Ledger.tagFor(Site.subjectOf(id)).equals(tag) ? id : 0;
+    }
+}

@@ -1,0 +1,27 @@
+package dev.converge.provisioning.api;
+
+import io.javalin.http.Context;
+
+/** The {@code {id}} of a path, and the 404 for an id the tenant does not have (whoever else might). */
+final class PathIds {
+    private PathIds() {
+    }
+
+    static long id(Context ctx) {
+        String raw = ctx.pathParam("id");
+        try {
+            long id = Long.parseLong(raw);
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "id", "must be a positive integer");
+    }
+
+    /** Another tenant's resource gets exactly this answer too: a 403 would confirm that it exists. */
+    static ApiProblem notFound(String what, long id) {
+        return new ApiProblem(ProblemType.NOT_FOUND, "No " + what + " " + id + ".");
+    }
+}

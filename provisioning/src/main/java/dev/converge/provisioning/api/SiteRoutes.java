@@ -1,0 +1,107 @@
+package dev.converge.provisioning.api;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.site.SiteRequest;
+import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.tenant.Tenant;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Sites: request (idempotent, answered with the receipt), show, list, delete. Every lookup is by
+ * tenant; a taken subdomain is a 409 the client can act on (R10), with the existing site's link
+ * when it is this tenant's, for the same lead: the same request, made before under another key.
+ */
+final class SiteRoutes {
+    static final String COLLECTION = "/v1/sites";
+    static final String ONE = "/v1/sites/{id}";
+    private static final Set<String> FIELDS = Set.of("lead_id", "subdomain", "template", "plan");
+    private static final int DELETE_ATTEMPTS = 3;
+
+    private final Sites sites;
+    private final ApiParts parts;
+
+    SiteRoutes(Sites sites, ApiParts parts) {
+        this.sites = sites;
+        this.parts = parts;
+    }
+
+    void register(RoutesConfig routes) {
+        routes.post(COLLECTION, this::create);
+        routes.get(COLLECTION, this::list);
+        routes.get(ONE, this::get);
+        routes.delete(ONE, this::delete);
+    }
+
+    private void create(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        var key = parts.idempotency().key(ctx, true);
+        ObjectNode body = parts.body().read(ctx);
+        parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION, body, () -> request(tenant, body))
+                .send(ctx);
+    }
+
+    private ApiResponse request(Tenant tenant, ObjectNode body) {
+        BodyFields f = new BodyFields(body, FIELDS);
+        long leadId = f.requiredId("lead_id");
+        String subdomain = f.requiredText("subdomain");
+        String template = f.optionalText("template");
+        String plan = f.optionalText("plan");
+        f.check();
+        Sites.RequestOutcome outcome = sites.request(tenant.id(), new SiteRequest(leadId, subdomain, template, plan));
+        if (outcome instanceof Sites.Created created) {
+            return parts.json(202, created.receipt(), Map.of("Location", COLLECTION + "/" + created.site().id()));
+        }
+        Sites.SubdomainTaken taken = (Sites.SubdomainTaken) outcome;
+        ApiProblem p = new ApiProblem(ProblemType.SUBDOMAIN_TAKEN, taken.sameLead().isPresent()
+                ? "This lead already has a site on " + subdomain + ": follow its link instead of requesting it again."
+                : "Another site uses " + subdomain + ". Choose another subdomain.")
+                .with("field", "subdomain").with("subdomain", subdomain);
+        taken.sameLead().ifPresent(site -> p.with("site_id", site.id())
+                .with("links", Map.of("site", COLLECTION + "/" + site.id())));
+        throw p;
+    }
+
+    private void get(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        long id = PathIds.id(ctx);
+        var view = sites.view(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", id));
+        parts.json(200, view, Map.of()).send(ctx);
+    }
+
+    private void list(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        SitePage.Query q = SitePage.Query.of(ctx);
+        List<Site> rows = sites.list(tenant.id(), q.state(), q.after(), q.limit() + 1);
+        parts.json(200, SitePage.of(rows, q.limit(), sites), Map.of()).send(ctx);
+    }
+
+    /** Starts the teardown; repeating it is harmless and answers the same way. */
+    private void delete(Context ctx) {
+        Tenant tenant = BearerAuth.tenant(ctx);
+        long id = PathIds.id(ctx);
+        Optional<Site> site = Optional.empty();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                site = sites.delete(tenant.id(), id);
+                break;
+            } catch (IllegalStateException e) {
+                // the site moved while we deleted it (a concurrent delete or the flow finishing): look again
+                if (attempt == DELETE_ATTEMPTS) {
+                    throw new ApiProblem(ProblemType.SITE_BUSY, "The site kept changing during the delete. Retry it.")
+                            .header("Retry-After", "1");
+                }
+            }
+        }
+        Site deleted = site.orElseThrow(() -> PathIds.notFound("site", id));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Location", COLLECTION + "/" + deleted.id());
+        parts.json(202, sites.view(deleted), headers).send(ctx);
+    }
+}

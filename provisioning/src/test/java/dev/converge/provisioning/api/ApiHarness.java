@@ -1,0 +1,97 @@
+package dev.converge.provisioning.api;
+
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.ProvisioningFixture;
+import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.store.SqlWork;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The whole service (simulated leaves, SMTP, H2, a working node) behind a real API server on a free port. */
+final class ApiHarness implements AutoCloseable {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    final ProvisioningFixture fixture;
+    final ApiServer server;
+    final ApiClient client;
+
+    ApiHarness() {
+        this(Duration.ofDays(14), ApiOptions.defaults());
+    }
+
+    ApiHarness(Duration trialWindow, ApiOptions options) {
+        this.fixture = new ProvisioningFixture(trialWindow);
+        try {
+            this.server = ApiServer.start(fixture.service(), options, List.of());
+        } catch (RuntimeException e) {
+            fixture.close();
+            throw e;
+        }
+        this.client = new ApiClient(server.port());
+    }
+
+    Provisioning service() {
+        return fixture.service();
+    }
+
+    Tenants.Created tenant() {
+        return service().tenants().create("tenant-" + NAMES.incrementAndGet());
+    }
+
+    /** A new lead of the tenant, created through the API; its id. */
+    long lead(String token) {
+        ApiClient.Reply r = client.post("/v1/leads", token, "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}");
+        if (r.status() != 201) {
+            throw new AssertionError("lead not created: " + r);
+        }
+        return r.json().get("id").asLong();
+    }
+
+    static String siteBody(long leadId, String subdomain) {
+        return "{\"lead_id\":" + leadId + ",\"subdomain\":\"" + subdomain + "\"}";
+    }
+
+    /** A unique subdomain for this run (subdomains are global across tenants). */
+    static String subdomain(String prefix) {
+        return prefix + "-" + NAMES.incrementAndGet();
+    }
+
+    <T> T sql(SqlWork<T> work) {
+        return service().store().withConnection(work);
+    }
+
+    long count(String sql, Object... args) {
+        return sql(c -> {
+            try (var ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < args.length; i++) {
+                    ps.setObject(i + 1, args[i]);
+                }
+                try (var rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    int update(String sql, Object... args) {
+        return sql(c -> {
+            try (var ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < args.length; i++) {
+                    ps.setObject(i + 1, args[i]);
+                }
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } finally {
+            fixture.close();
+        }
+    }
+}
