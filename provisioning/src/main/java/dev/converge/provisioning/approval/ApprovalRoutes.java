@@ -1,0 +1,120 @@
+package dev.converge.provisioning.approval;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.converge.provisioning.api.ApiContext;
+import dev.converge.provisioning.api.ApiExtension;
+import dev.converge.provisioning.api.ProblemType;
+import dev.converge.provisioning.tenant.Tenant;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The HTTP paths by which a person permits what an agent may not do on its own:
+ * {@code POST /v1/sites/{id}/delete-approvals} mints a one-time approval for {@code delete_site},
+ * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Tenant bearer auth.
+ * They are API routes, never MCP tools: an agent connected to {@code /mcp} has no way to mint.
+ */
+public final class ApprovalRoutes implements ApiExtension {
+    private final Duration ttl;
+
+    public ApprovalRoutes() {
+        this(Approvals.DEFAULT_TTL);
+    }
+
+    public ApprovalRoutes(Duration ttl) {
+        this.ttl = ttl;
+    }
+
+    @Override
+    public void configure(JavalinConfig config, ApiContext context) {
+        ApprovalDesk desk = new ApprovalDesk(context.service(), new Approvals(context.service().store(), ttl));
+        config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
+            long siteId = siteId(ctx);
+            return siteId < 0 ? invalidId() : render(desk.approveDelete(tenant.id(), siteId));
+        }));
+        config.routes.post("/v1/sites/{id}/welcome-resends", ctx -> answer(ctx, context, tenant -> {
+            long siteId = siteId(ctx);
+            return siteId < 0 ? invalidId() : render(desk.permitWelcome(tenant.id(), siteId));
+        }));
+    }
+
+    private record Reply(int status, Map<String, Object> body) {
+    }
+
+    private static void answer(Context ctx, ApiContext context, Function<Tenant, Reply> action)
+            throws JsonProcessingException {
+        Optional<Tenant> tenant = context.authenticator().authenticate(ctx.header("Authorization"));
+        Reply reply;
+        if (tenant.isEmpty()) {
+            ctx.header("WWW-Authenticate", "Bearer realm=\"converge\"");
+            reply = problem(ProblemType.UNAUTHORIZED, "Send Authorization: Bearer <token> with a tenant's token.");
+        } else {
+            reply = action.apply(tenant.get());
+        }
+        ctx.status(reply.status()).contentType(reply.status() >= 400 ? "application/problem+json" : "application/json")
+                .result(context.json().writeValueAsString(reply.body()));
+    }
+
+    private static long siteId(Context ctx) {
+        try {
+            long id = Long.parseLong(ctx.pathParam("id"));
+            return id > 0 ? id : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static Reply invalidId() {
+        Reply r = problem(ProblemType.INVALID_PARAMETER, "id must be a positive integer");
+        r.body().put("field", "id");
+        return r;
+    }
+
+    private static Reply render(ApprovalDesk.Outcome outcome) {
+        if (outcome instanceof ApprovalDesk.DeleteApproved d) {
+            Map<String, Object> b = new LinkedHashMap<>();
+            b.put("approval_token", d.approval().token());
+            b.put("site_id", d.site().id());
+            b.put("action", d.approval().action().sql());
+            b.put("expires_at", d.approval().expiresAt().toString());
+            b.put("single_use", true);
+            b.put("what_to_do", "Give this token to the agent that asked to delete site " + d.site().id()
+                    + " (its delete_site tool takes it as approval_token). It works once, until "
+                    + d.approval().expiresAt() + ", and is shown only now.");
+            return new Reply(201, b);
+        }
+        if (outcome instanceof ApprovalDesk.WelcomePermitted w) {
+            Map<String, Object> b = new LinkedHashMap<>();
+            b.put("site_id", w.site().id());
+            b.put("permitted", "one more welcome email");
+            b.put("what_to_do", "The agent may now call send_welcome_email for site " + w.site().id()
+                    + "; this permission sends at most one email.");
+            return new Reply(201, b);
+        }
+        if (outcome instanceof ApprovalDesk.NoSuchSite n) {
+            return problem(ProblemType.NOT_FOUND, "This tenant has no site " + n.siteId() + ".");
+        }
+        ApprovalDesk.SiteGone g = (ApprovalDesk.SiteGone) outcome;
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("type", "about:blank");
+        b.put("title", "Conflict");
+        b.put("status", 409);
+        b.put("detail", "Site " + g.site().id() + " is " + g.site().state().sql() + ": there is nothing left to permit.");
+        return new Reply(409, b);
+    }
+
+    /** An RFC 9457 problem of the API's own types, like every other error the API answers. */
+    private static Reply problem(ProblemType type, String detail) {
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("type", type.uri());
+        b.put("title", type.title());
+        b.put("status", type.status());
+        b.put("detail", detail);
+        return new Reply(type.status(), b);
+    }
+}

@@ -1,0 +1,102 @@
+package dev.converge.provisioning.mcp;
+
+import dev.converge.provisioning.api.ApiContext;
+import dev.converge.provisioning.api.ApiExtension;
+import dev.converge.provisioning.api.Authenticator;
+import dev.converge.provisioning.api.ProblemType;
+import dev.converge.provisioning.tenant.Tenant;
+import io.javalin.config.JavalinConfig;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+
+/**
+ * The MCP tools on the API server's own port at {@code /mcp} (streamable HTTP), behind the same
+ * tenant bearer tokens as the API: a request without a valid token is answered 401 before the MCP
+ * transport sees it, and every tool call acts for the tenant of the request that carried it.
+ */
+public final class McpEndpoint implements ApiExtension {
+    public static final String PATH = "/mcp";
+    private static final String TENANT = "converge.tenant";
+
+    private final McpOptions options;
+
+    public McpEndpoint(McpOptions options) {
+        this.options = options;
+    }
+
+    public McpEndpoint() {
+        this(McpOptions.defaults());
+    }
+
+    @Override
+    public void configure(JavalinConfig config, ApiContext context) {
+        HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
+                .jsonMapper(McpJsonDefaults.getMapper())
+                .mcpEndpoint(PATH)
+                .maxRequestSize(256 * 1024) // the servlet is outside Javalin's body limit; tool calls are small
+                .contextExtractor(request -> request.getAttribute(TENANT) instanceof Tenant t
+                        ? McpTransportContext.create(Map.of(TENANT, t)) : McpTransportContext.EMPTY)
+                .build();
+        McpSyncServer server = new ProvisioningTools(context.service(), options).build(McpServer.sync(transport),
+                exchange -> Optional.ofNullable(exchange.transportContext())
+                        .map(c -> c.get(TENANT)).filter(Tenant.class::isInstance).map(Tenant.class::cast));
+        config.jetty.modifyServletContextHandler(handler -> {
+            ServletHolder holder = new ServletHolder("mcp", new BearerGate(transport, context.authenticator()));
+            holder.setAsyncSupported(true); // the transport answers tool calls asynchronously
+            handler.addServlet(holder, PATH);
+        });
+        config.events.serverStopping(server::closeGracefully);
+    }
+
+    /** Lets through only requests bearing a tenant's token, recording the tenant for the transport. */
+    private static final class BearerGate extends HttpServlet {
+        private final HttpServlet transport;
+        private final transient Authenticator authenticator;
+
+        BearerGate(HttpServlet transport, Authenticator authenticator) {
+            this.transport = transport;
+            this.authenticator = authenticator;
+        }
+
+        @Override
+        public void init(ServletConfig config) throws ServletException {
+            super.init(config);
+            transport.init(config);
+        }
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+            Optional<Tenant> tenant = authenticator.authenticate(req.getHeader("Authorization"));
+            if (tenant.isEmpty()) {
+                // the API's own 401 (RFC 9457 problem, RFC 6750 challenge), so clients see one answer
+                resp.setStatus(401);
+                resp.setHeader("WWW-Authenticate", "Bearer realm=\"converge\"");
+                resp.setContentType("application/problem+json");
+                resp.getOutputStream().write(("{\"type\":\"" + ProblemType.UNAUTHORIZED.uri() + "\",\"title\":\""
+                        + ProblemType.UNAUTHORIZED.title() + "\",\"status\":401,\"detail\":\"Send Authorization: "
+                        + "Bearer <token> with a tenant's token.\"}").getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            req.setAttribute(TENANT, tenant.get());
+            transport.service(req, resp);
+        }
+
+        @Override
+        public void destroy() {
+            transport.destroy();
+        }
+    }
+}
