@@ -1,0 +1,76 @@
+package dev.converge.provisioning.cli;
+
+import dev.converge.provisioning.NodeOptions;
+import dev.converge.provisioning.chaos.HaltingCrashPlan;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.queue.RetryPolicy;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** How a server or worker process works the queue. */
+public final class NodeFlags {
+    @Option(names = "--concurrency", defaultValue = "16", description = "Handler threads (default ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--node-id", description = "This node's name in leases and logs (default: host-pid-random).")
+    String nodeId;
+
+    @Option(names = "--no-maintenance", description = "Do not take part in the watchdog and the reaper.")
+    boolean noMaintenance;
+
+    @Option(names = "--lease", defaultValue = "30s", converter = DurationConverter.class,
+            description = "How long a delivery holds its job without a heartbeat.")
+    Duration lease;
+
+    // Hidden: for chaos runs (converge chaos), which need short timings and deliberate damage.
+    @Option(names = "--naive", hidden = true, description = "Chaos runs only: the seeds' bad steps (no ledger, no claim).")
+    boolean naive;
+
+    @Option(names = "--crash-rate", hidden = true, description = "Chaos runs only: halt this JVM at the engine's crash "
+            + "points with this probability (0.01, or point=p,...,*=p).")
+    String crashRate;
+
+    @Option(names = "--crash-seed", hidden = true, defaultValue = "0", description = "Seed of --crash-rate decisions.")
+    long crashSeed;
+
+    @Option(names = "--poll", hidden = true, converter = DurationConverter.class, description = "Idle fetch wait.")
+    Duration poll;
+
+    @Option(names = "--maintenance-every", hidden = true, converter = DurationConverter.class,
+            description = "Watchdog and reaper interval.")
+    Duration maintenanceEvery;
+
+    @Option(names = "--reap-after", hidden = true, converter = DurationConverter.class,
+            description = "Age after which the reaper resolves unconfirmed ledger entries and abandoned tokens.")
+    Duration reapAfter;
+
+    @Option(names = "--step-attempts", hidden = true, description = "Attempts of a site step.")
+    Integer stepAttempts;
+
+    @Option(names = "--step-backoff", hidden = true, converter = DurationConverter.class, description = "First retry delay.")
+    Duration stepBackoff;
+
+    @Option(names = "--step-backoff-cap", hidden = true, converter = DurationConverter.class, description = "Longest retry delay.")
+    Duration stepBackoffCap;
+
+    @Option(names = "--step-timeout", hidden = true, converter = DurationConverter.class, description = "Step timeout.")
+    Duration stepTimeout;
+
+    NodeOptions options(int concurrencyOverride) {
+        NodeOptions n = NodeOptions.defaults().withConcurrency(concurrencyOverride)
+                .withMaintenance(!noMaintenance, !noMaintenance);
+        n = n.withTimings(lease, poll != null ? poll : n.poll(), maintenanceEvery != null ? maintenanceEvery : n.maintenanceEvery(),
+                reapAfter != null ? reapAfter : n.reapOlderThan());
+        if (stepAttempts != null || stepBackoff != null || stepBackoffCap != null || stepTimeout != null) {
+            n = n.withJobs(new SiteJobs(RetryPolicy.attempts(stepAttempts != null ? stepAttempts : 8)
+                    .backoff(stepBackoff != null ? stepBackoff : Duration.ofMillis(500))
+                    .cappedAt(stepBackoffCap != null ? stepBackoffCap : Duration.ofSeconds(30)),
+                    stepTimeout != null ? stepTimeout : Duration.ofSeconds(60)));
+        }
+        if (crashRate != null) {
+            n = n.withCrashPlan(HaltingCrashPlan.parse(crashRate, crashSeed));
+        }
+        n = n.withNaiveSteps(naive);
+        return nodeId == null ? n : n.withNodeId(nodeId);
+    }
+}

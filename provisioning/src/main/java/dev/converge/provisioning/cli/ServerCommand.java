@@ -1,0 +1,55 @@
+package dev.converge.provisioning.cli;
+
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.api.ApiOptions;
+import dev.converge.provisioning.api.ApiServer;
+import dev.converge.store.Store;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code converge server}: the HTTP API (and MCP endpoint) plus workers, watchdog and reaper, until stopped. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = "Serve the HTTP API and the MCP endpoint, and work the queue, until stopped (Ctrl-C, SIGTERM).")
+public final class ServerCommand implements Callable<Integer> {
+    @Mixin
+    ServiceOptions service = new ServiceOptions();
+
+    @Mixin
+    NodeFlags node = new NodeFlags();
+
+    @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Bind address (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--no-workers", description = "Serve only; leave the queue to worker processes.")
+    boolean noWorkers;
+
+    @Option(names = "--in-flight-timeout", hidden = true, converter = DurationConverter.class,
+            description = "An Idempotency-Key claim unfinished after this is presumed abandoned (default 1m).")
+    java.time.Duration inFlightTimeout;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        CountDownLatch stop = new CountDownLatch(1);
+        try (Store store = service.database.open();
+                Provisioning p = Provisioning.start(store, service.config(null), node.options(noWorkers ? 0 : node.concurrency));
+                ApiServer api = ApiServer.start(p, apiOptions(), dev.converge.provisioning.StandardExtensions.all())) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
+            System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "
+                    + p.engine().nodeId() + ", store " + store + ")");
+            stop.await();
+            System.out.println("converge server stopping: finishing or giving back the jobs it holds");
+        }
+        return 0;
+    }
+
+    private ApiOptions apiOptions() {
+        ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port);
+        return inFlightTimeout == null ? o : o.withInFlightTimeout(inFlightTimeout);
+    }
+}

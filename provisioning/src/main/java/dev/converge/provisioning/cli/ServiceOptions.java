@@ -1,0 +1,106 @@
+package dev.converge.provisioning.cli;
+
+import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.leaf.ApiToken;
+import dev.converge.provisioning.leaf.GitHostConfig;
+import dev.converge.provisioning.leaf.HostingConfig;
+import dev.converge.provisioning.leaf.HttpLeafConfig;
+import dev.converge.provisioning.leaf.LicenseConfig;
+import dev.converge.provisioning.leaf.PostgresLeafConfig;
+import dev.converge.provisioning.mail.HttpMailLookup;
+import dev.converge.provisioning.mail.SmtpConfig;
+import java.time.Duration;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The service's settings on the command line, shared by {@code server}, {@code worker},
+ * {@code mcp} and {@code reconcile}. Secrets (leaf API tokens, the database password) come only
+ * from the environment, never from flags, so they do not show in process listings or shell history.
+ */
+public final class ServiceOptions {
+    @Mixin
+    public DatabaseOptions database = new DatabaseOptions();
+
+    @Option(names = "--leafsim-url", defaultValue = "http://127.0.0.1:8089",
+            description = "Base URL of the leaf services (each leaf under its own path). Default: ${DEFAULT-VALUE}")
+    String leafUrl;
+
+    @Option(names = "--base-domain", defaultValue = "sites.example", description = "Domain sites live under.")
+    String baseDomain;
+
+    @Option(names = "--trial-days", description = "Trial window stated in receipts; none if unset.")
+    Integer trialDays;
+
+    @Option(names = "--account-url", description = "Account page stated in receipts ({site_id} is replaced); none if unset.")
+    String accountUrl;
+
+    @Option(names = "--git-org", defaultValue = "converge-sites", description = "Git host organisation.")
+    String gitOrg;
+
+    @Option(names = "--hosting-server", defaultValue = "srv-1", description = "Hosting server id.")
+    String hostingServer;
+
+    @Option(names = "--smtp", defaultValue = "127.0.0.1:2525", description = "SMTP host:port for welcome emails.")
+    String smtp;
+
+    @Option(names = "--mail-from", defaultValue = "welcome@sites.example", description = "Sender of welcome emails.")
+    String mailFrom;
+
+    @Option(names = "--site-db", description = "JDBC URL of a PostgreSQL server on which each site gets a database "
+            + "(a maintenance database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres); none if unset.")
+    String siteDb;
+
+    @Option(names = "--site-db-user", defaultValue = "root", description = "User for --site-db.")
+    String siteDbUser;
+
+    @Option(names = "--flow-deadline", defaultValue = "10m", converter = DurationConverter.class,
+            description = "A provisioning still running after this is failed by the watchdog (e.g. 90s, 10m).")
+    Duration flowDeadline;
+
+    @Option(names = "--leaf-timeout", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long a leaf call may take.")
+    Duration leafTimeout;
+
+    @Option(names = "--site-db-prefix", hidden = true, defaultValue = "cvsite_",
+            description = "Name prefix of the per-site databases (chaos runs use one per run).")
+    String siteDbPrefix;
+
+    @Option(names = "--mail-lookup-url", hidden = true, description = "Base URL of a mail server's listing "
+            + "(converge mailsim) to ask whether a welcome email with a send token arrived, after a crash between the "
+            + "send and the token spend; without it such a send needs a person.")
+    String mailLookupUrl;
+
+    /** Builds the configuration; leaf tokens from CONVERGE_{GITHOST,HOSTING,LICENSE}_TOKEN (simulator defaults otherwise). */
+    public ProvisioningConfig config(ProvisioningConfig.MailLookup mailLookup) {
+        String[] hostPort = smtp.split(":", 2);
+        if (hostPort.length != 2) {
+            throw new IllegalArgumentException("--smtp must be host:port");
+        }
+        PostgresLeafConfig db = siteDb == null ? null : new PostgresLeafConfig(siteDb, siteDbUser,
+                env("CONVERGE_SITE_DB_PASSWORD", null) == null ? null : ApiToken.of(env("CONVERGE_SITE_DB_PASSWORD", null)),
+                siteDbPrefix, null, null);
+        if (mailLookup == null && mailLookupUrl != null) {
+            mailLookup = new HttpMailLookup(mailLookupUrl);
+        }
+        return new ProvisioningConfig(baseDomain, trialDays == null ? null : Duration.ofDays(trialDays), accountUrl,
+                flowDeadline, Duration.ofHours(24),
+                new GitHostConfig(http("githost"), gitOrg, true),
+                HostingConfig.of(http("hosting"), hostingServer),
+                new LicenseConfig(http("license")),
+                db,
+                SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),
+                mailLookup);
+    }
+
+    private HttpLeafConfig http(String leaf) {
+        String token = env("CONVERGE_" + leaf.toUpperCase() + "_TOKEN", "dev-" + leaf + "-token");
+        String base = leafUrl.endsWith("/") ? leafUrl.substring(0, leafUrl.length() - 1) : leafUrl;
+        return HttpLeafConfig.of(base + "/" + leaf, ApiToken.of(token)).withTimeouts(Duration.ofSeconds(2), leafTimeout);
+    }
+
+    static String env(String name, String fallback) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+}

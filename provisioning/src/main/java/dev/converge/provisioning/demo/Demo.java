@@ -1,0 +1,125 @@
+package dev.converge.provisioning.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.converge.provisioning.NodeOptions;
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.api.ApiOptions;
+import dev.converge.provisioning.api.ApiServer;
+import dev.converge.provisioning.check.CheckReport;
+import dev.converge.provisioning.check.ConvergenceCheck;
+import dev.converge.provisioning.check.LocalTruth;
+import dev.converge.provisioning.embedded.EmbeddedLeaves;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.leaf.PostgresDatabaseLeaf;
+import dev.converge.provisioning.leaf.PostgresLeafConfig;
+import dev.converge.provisioning.site.SiteState;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.store.Store;
+import dev.converge.store.StoreConfig;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The main job: the whole service embedded (H2, simulated leaves, SMTP, the API, workers), sites
+ * requested over real HTTP with leaf faults and crash points switched on, some torn down, then a
+ * check of the leaves against what was asked.
+ */
+public final class Demo {
+    private Demo() {
+    }
+
+    public static DemoReport run(DemoSettings s, PrintStream out) throws Exception {
+        Progress progress = new Progress(out);
+        out.printf("converge demo: %d sites, seed %d, leaf faults %.0f%%, crash points %.0f%%%n", s.sites(), s.seed(),
+                s.faultRate() * 100, s.crashRate() * 100);
+        Path dir = Files.createTempDirectory("converge-demo");
+        RandomCrashes crashes = new RandomCrashes(s.seed(), s.crashRate());
+        String dbPrefix = "cvdemo" + Long.toString(System.nanoTime() % 100000, 36) + "_";
+        PostgresLeafConfig siteDb = s.siteDb() == null ? null : PostgresLeafConfig.of(s.siteDb(), "root", dbPrefix);
+        try (EmbeddedLeaves leaves = EmbeddedLeaves.start(s.seed());
+                Store store = Store.open(StoreConfig.h2File(dir.resolve("converge").toString()).maxPoolSize(24).build())) {
+            ProvisioningConfig config = leaves.config(Duration.ofDays(14), Duration.ofSeconds(40), siteDb, Duration.ofSeconds(1));
+            SiteJobs jobs = new SiteJobs(RetryPolicy.attempts(12).backoff(Duration.ofMillis(100)).cappedAt(Duration.ofSeconds(2)),
+                    Duration.ofSeconds(15));
+            NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs).withCrashPlan(crashes)
+                    .withTimings(Duration.ofMillis(1500), Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(5));
+            try (Provisioning service = Provisioning.start(store, config, node);
+                    ApiServer api = ApiServer.start(service, ApiOptions.defaults(), dev.converge.provisioning.StandardExtensions.all())) {
+                DemoFaults.install(leaves.leafSim().faults(), s.faultRate(), 2500);
+                var tenant = service.tenants().create("demo tenant");
+                progress.say("running: H2 in %s, leaves on :%d, SMTP on :%d, API on :%d", dir, leaves.leafSim().port(),
+                        leaves.smtp().port(), api.port());
+                SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
+                DemoTraffic traffic = new DemoTraffic(client, s, progress);
+                Set<Long> accepted = traffic.requestSites();
+                waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
+                traffic.deleteSome(service, tenant.tenant().id());
+                waitUntil(service, progress, leaves, crashes, s.timeout(), SiteState.PROVISIONING, SiteState.DELETING);
+                leaves.leafSim().faults().clear();
+                PostgresDatabaseLeaf dbLeaf = siteDb == null ? null : new PostgresDatabaseLeaf(siteDb);
+                CheckReport check = new ConvergenceCheck(store, service.resources(), new LocalTruth(leaves, dbLeaf))
+                        .run(accepted);
+                DemoReport report = new DemoReport(s.seed(), s.sites(), (long) (progress.seconds() * 1000),
+                        traffic.tally(), DemoFaults.hitsByType(leaves.leafSim().faults().hits()),
+                        crashes.crashesPerPoint(), check);
+                if (dbLeaf != null) {
+                    dbLeaf.list().forEach(r -> dbLeaf.delete(r.leafId())); // leave the server as we found it
+                }
+                return report;
+            }
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    private static void waitUntil(Provisioning service, Progress progress, EmbeddedLeaves leaves, RandomCrashes crashes,
+            Duration timeout, SiteState... notIn) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        long lastSaid = 0;
+        while (true) {
+            Map<String, Integer> byState = DemoTraffic.sitesByState(service);
+            int pending = 0;
+            for (SiteState st : notIn) {
+                pending += byState.getOrDefault(st.sql(), 0);
+            }
+            boolean done = pending == 0;
+            if (done || System.nanoTime() - lastSaid > 1_000_000_000L) {
+                long faults = leaves.leafSim().faults().hits().stream().mapToLong(h -> h.hits()).sum();
+                progress.say("sites %s | leaf faults %d | crashes %d", compact(byState), faults, crashes.total());
+                lastSaid = System.nanoTime();
+            }
+            if (done || System.nanoTime() > end) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static String compact(Map<String, Integer> byState) {
+        StringBuilder s = new StringBuilder();
+        byState.forEach((k, v) -> {
+            if (v > 0) {
+                s.append(s.length() == 0 ? "" : ", ").append(k).append(' ').append(v);
+            }
+        });
+        return s.length() == 0 ? "none yet" : s.toString();
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    static long siteIdOf(JsonNode receipt) {
+        return receipt.path("site_id").asLong(-1);
+    }
+}

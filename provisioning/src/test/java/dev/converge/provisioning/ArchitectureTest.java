@@ -1,0 +1,45 @@
+package dev.converge.provisioning;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins who may depend on whom: the service reaches the engine only through its public packages
+ * (never its internals), and the edges (HTTP, MCP, CLI) do not reach into each other.
+ */
+class ArchitectureTest {
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.converge");
+
+    @Test
+    void theServiceUsesOnlyTheEnginesPublicPackages() {
+        noClasses().that().resideInAPackage("dev.converge.provisioning..")
+                .should().dependOnClassesThat().resideInAPackage("dev.converge..internal..")
+                .because("engine internals may change without notice; the service is a user of the engine")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theEngineKnowsNothingOfTheService() {
+        noClasses().that().resideInAnyPackage("dev.converge.queue..", "dev.converge.store..", "dev.converge.flow..",
+                        "dev.converge.ledger..", "dev.converge.batch..", "dev.converge.chain..", "dev.converge.token..",
+                        "dev.converge.claim..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.converge.provisioning..", "dev.converge.leafsim..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theHttpApiDoesNotReachIntoTheCliOrTheAgentTools() {
+        noClasses().that().resideInAnyPackage("dev.converge.provisioning.api..", "dev.converge.provisioning.site..",
+                        "dev.converge.provisioning.flow..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.converge.provisioning.cli..",
+                        "dev.converge.provisioning.mcp..", "dev.converge.provisioning.demo..",
+                        "dev.converge.provisioning.chaos..")
+                .check(CLASSES);
+    }
+}
