@@ -9,5 +9,18 @@ final class Commands {
 
     static void register(CommandLine cl) {
         // subcommands are added here as they are built
+        cl.addSubcommand(new BenchCommand());
+        cl.addSubcommand(new McpCommand());
+        cl.addSubcommand(new ApproveDeleteCommand());
+        cl.addSubcommand(new PermitWelcomeCommand());
+        cl.addSubcommand(new DemoCommand());
+        cl.addSubcommand(new ServerCommand());
+        cl.addSubcommand(new WorkerCommand());
+        cl.addSubcommand(new TenantCommand());
+        cl.addSubcommand(new MigrateCommand());
+        cl.addSubcommand(new ReconcileCommand());
+        cl.addSubcommand(new LeafsimCommand());
+        cl.addSubcommand(new MailsimCommand());
+        cl.addSubcommand(new ChaosCommand());
     }
 }
