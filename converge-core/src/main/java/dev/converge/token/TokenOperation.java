@@ -11,6 +11,17 @@ public interface TokenOperation<T> {
     T use(String token) throws LeafCallException;
 
     /**
+     * Performs it once, calling {@code lastCheck} right before its point of no return (e.g. the end
+     * of an SMTP DATA): it throws if this delivery lost its lease meanwhile, so that a sender paused
+     * mid-way never completes a use that another delivery may already have made. Operations that
+     * have such a point override this; the default has none.
+     */
+    default T use(String token, Runnable lastCheck) throws LeafCallException {
+        lastCheck.run();
+        return use(token);
+    }
+
+    /**
      * Looks at the leaf: did a use with this token happen? Empty when the leaf cannot tell; then
      * a use whose outcome is unknown is never repeated and its flow needs a person.
      */

@@ -36,7 +36,12 @@ final class WelcomeMail implements TokenOperation<MailReceipt> {
 
     @Override
     public MailReceipt use(String token) {
-        return mailer.send(new WelcomeEmail(to, siteId, siteName, siteUrl, token));
+        return use(token, () -> { });
+    }
+
+    @Override
+    public MailReceipt use(String token, Runnable lastCheck) {
+        return mailer.send(new WelcomeEmail(to, siteId, siteName, siteUrl, token), lastCheck);
     }
 
     @Override

@@ -44,10 +44,20 @@ public final class SmtpMailer {
     }
 
     public MailReceipt send(WelcomeEmail mail) {
+        return send(mail, () -> { });
+    }
+
+    /**
+     * Sends once; {@code lastCheck} runs right before the end of DATA, the point of no return. A
+     * sender that may have been paused (SIGSTOP, a long GC) throws there if it lost the right to
+     * send meanwhile, and the unfinished message is discarded by the server instead of going out
+     * after another sender already sent it.
+     */
+    public MailReceipt send(WelcomeEmail mail, Runnable lastCheck) {
         String messageId = "<welcome." + mail.siteId() + "." + mail.sendToken() + "@converge>";
         MimeMessage message = compose(mail, messageId);
         StagedSmtpTransport transport = new StagedSmtpTransport(session,
-                new URLName("smtp", config.host(), config.port(), null, null, null));
+                new URLName("smtp", config.host(), config.port(), null, null, null), lastCheck);
         try {
             transport.connect(config.host(), config.port(), null, null);
         } catch (AuthenticationFailedException e) {
