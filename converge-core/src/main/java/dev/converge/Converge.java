@@ -125,7 +125,7 @@ public final class Converge implements AutoCloseable {
                 leaderships.add(new Leadership(claims, "converge:reaper", reaperEvery,
                         () -> {
                             ledger.reap(reapOlderThan);
-                            tokens.returnAbandoned(reapOlderThan);
+                            tokens.reap(reapOlderThan);
                         }).start());
             }
             started = true;

@@ -53,6 +53,8 @@ final class EngineParts {
         FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
 
         LedgerEngine[] ledgerEngine = new LedgerEngine[1]; // its handlers are registered before it can be built
+        dev.converge.token.Tokens[] tokenPool = new dev.converge.token.Tokens[1];
+        b.registry.register(dev.converge.token.Tokens.resolveType(b.systemQueue), (p, ctx) -> tokenPool[0].onResolve(p, ctx));
         b.registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
         b.registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
         b.registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
@@ -67,6 +69,7 @@ final class EngineParts {
         this.flows = new Flows(runtime, flowTracker, chains, encoder);
         ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue);
         this.ledger = new Ledger(ledgerEngine[0]);
-        this.tokens = new dev.converge.token.Tokens(runtime, flows);
+        this.tokens = new dev.converge.token.Tokens(runtime, flows, enqueue, b.systemQueue);
+        tokenPool[0] = tokens;
     }
 }

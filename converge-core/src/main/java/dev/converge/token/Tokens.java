@@ -31,14 +31,37 @@ import org.slf4j.LoggerFactory;
 public final class Tokens {
     private static final Logger log = LoggerFactory.getLogger(Tokens.class);
 
+    /** The payload of the job that settles one abandoned, used token. */
+    public record TokenRef(long tokenId) {
+    }
+
+    public static final String RESOLVE_KIND = "converge.token.resolve";
+
     private final EngineRuntime rt;
     private final TokenStore store;
     private final Flows flows;
+    private final java.util.Map<String, TokenLookup> lookups = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue;
+    private final dev.converge.queue.JobType<TokenRef> resolveType;
 
-    public Tokens(EngineRuntime rt, Flows flows) {
+    public Tokens(EngineRuntime rt, Flows flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
+            String systemQueue) {
         this.rt = rt;
         this.store = new TokenStore(rt.store().dialect());
         this.flows = flows;
+        this.enqueue = enqueue;
+        this.resolveType = resolveType(systemQueue);
+    }
+
+    public static dev.converge.queue.JobType<TokenRef> resolveType(String queue) {
+        return dev.converge.queue.JobType.of(RESOLVE_KIND, TokenRef.class).withQueue(queue)
+                .withRetry(dev.converge.queue.RetryPolicy.attempts(10).backoff(Duration.ofSeconds(1))
+                        .cappedAt(Duration.ofMinutes(1)));
+    }
+
+    /** How the reaper asks the leaf whether a token of this pool was used. */
+    public void resolveWith(String pool, TokenLookup lookup) {
+        lookups.put(pool, lookup);
     }
 
     private Instant now() {
@@ -87,6 +110,55 @@ public final class Tokens {
     }
 
     /**
+     * The reaper's pass: returns unused tokens of ended owners, and schedules the settling of used
+     * ones (their pool's lookup says whether the use happened: spent if so, given back if not).
+     * Returns how many tokens it acted on.
+     */
+    public int reap(Duration olderThan) {
+        int n = returnAbandoned(olderThan);
+        for (Token t : rt.store().withConnection(c -> store.staleUsed(c, olderThan.toMillis(), 200, now()))) {
+            if (lookups.containsKey(t.pool())) {
+                enqueue.apply(dev.converge.queue.Job.of(resolveType, new TokenRef(t.id()))
+                        .uniqueKey("token:resolve:" + t.id() + ":" + t.usedAt().toEpochMilli()));
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The handler of the settling job: take the token over, then let the leaf decide. */
+    public void onResolve(TokenRef ref, JobContext ctx) {
+        Optional<Token> found = rt.store().withConnection(c -> store.byId(c, ref.tokenId()));
+        if (found.isEmpty() || found.get().state() != TokenState.CHECKED_OUT || found.get().usedAt() == null
+                || ownerAlive(found.get())) {
+            return;
+        }
+        Token t = found.get();
+        TokenLookup lookup = lookups.get(t.pool());
+        if (lookup == null) {
+            return;
+        }
+        String owner = rt.nodeId() + "/job-" + ctx.jobId();
+        if (!rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()))) {
+            return; // someone else moved it meanwhile
+        }
+        Optional<Boolean> used = lookup.wasUsed(t.value());
+        if (used.isEmpty()) {
+            log.warn("token {} of pool {}: its use may have happened and the leaf cannot tell; left for a person",
+                    t.id(), t.pool());
+            return;
+        }
+        boolean settled = rt.store().withConnection(c -> used.get()
+                ? store.markUsing(c, t.id(), ctx.lease(), now()) && store.spend(c, t.id(), ctx.lease(), now())
+                : store.giveBack(c, t.id(), ctx.lease(), now()));
+        if (!settled) {
+            throw new LeaseLost(ctx.lease(), "settling token " + t.id() + " was refused");
+        }
+        log.info("token {} of pool {}: its abandoned use {}; {}", t.id(), t.pool(),
+                used.get() ? "did happen" : "did not happen", used.get() ? "spent" : "given back");
+    }
+
+    /**
      * Uses the subject's token of the pool for the operation, at most once. Returns the
      * operation's result, or {@code alreadySpent} if an earlier delivery spent it.
      */
@@ -106,7 +178,7 @@ public final class Tokens {
         }
         T result;
         try {
-            result = op.use(t.value());
+            result = op.use(t.value(), ctx::checkLease);
         } catch (LeafRejected r) {
             rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
             if (r.isTransient()) {

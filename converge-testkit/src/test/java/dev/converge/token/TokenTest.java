@@ -114,6 +114,54 @@ class TokenTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "postgres"})
+    void aTokenLeftUsedByAnOwnerThatEndedIsSettledByAskingTheLeaf(String kind) {
+        CountingMailbox mail = new CountingMailbox(true);
+        // "sent": dies right after the send; "lost": dies after marking the use, before anything went out
+        TokenOperation<String> op = new TokenOperation<>() {
+            @Override
+            public String name() {
+                return "send";
+            }
+
+            @Override
+            public String use(String token) {
+                if (token.startsWith("lost")) {
+                    throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
+                }
+                return mail.use(token);
+            }
+        };
+        try (Harness h = new Harness(kind)) {
+            Converge[] self = new Converge[1];
+            self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                    .rescue(Duration.ofMillis(100))
+                    .crashPlan((point, lease) -> {
+                        if (point == dev.converge.crash.CrashPoint.AFTER_TOKEN_USE) {
+                            throw new dev.converge.crash.SimulatedCrash(point);
+                        }
+                    })
+                    .handle(SEND, (p, ctx) -> self[0].tokens().useOnce(ctx, "welcome", p.subject(), op)));
+            Converge engine = self[0];
+            engine.tokens().resolveWith("welcome", mail::wasUsed);
+            engine.tokens().add("welcome", "sent-1", "site-5");
+            engine.tokens().add("welcome", "lost-1", "site-6");
+            for (String site : new String[] {"site-5", "site-6"}) {
+                long id = engine.enqueue(Job.of(SEND, new Send(site)).maxAttempts(1)).jobId();
+                await().atMost(Duration.ofSeconds(20)).until(() -> engine.job(id).orElseThrow().state() == JobState.FAILED);
+            }
+            assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 2L);
+
+            assertThat(engine.tokens().reap(Duration.ZERO)).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    engine.tokens().forSubject("welcome", "site-5").orElseThrow().state() == TokenState.SPENT
+                    && engine.tokens().forSubject("welcome", "site-6").orElseThrow().state() == TokenState.AVAILABLE);
+            assertThat(mail.count("sent-1")).as("settled by asking, not by sending again").isEqualTo(1);
+            assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 0L);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
     void anUnknownSendThatCannotBeLookedUpIsNeverRepeatedAndNeedsAPerson(String kind) {
         CountingMailbox mail = new CountingMailbox(false).dropAfterAccept(1);
         try (Harness h = new Harness(kind)) {

@@ -34,6 +34,7 @@ public final class TokenStore {
     private final Sql counts;
     private final Sql all;
     private final Sql ownerAlive;
+    private final Sql staleUsed;
 
     public TokenStore(Dialect d) {
         insert = Sql.of(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
@@ -65,6 +66,9 @@ public final class TokenStore {
         all = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
         ownerAlive = Sql.of(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
+        staleUsed = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
+                + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
+                + "AND j.state IN ('running', 'available')) ORDER BY id LIMIT :limit");
     }
 
     public boolean add(Connection c, String pool, String token, String subject, Instant now) throws SQLException {
@@ -116,6 +120,15 @@ public final class TokenStore {
     /** Returns tokens checked out, never used, by jobs that ended; returns how many. */
     public int returnAbandoned(Connection c, long olderThanMs, Instant now) throws SQLException {
         return returnAbandoned.update(c, Params.of().now(now).bigint("minus_ms", -olderThanMs));
+    }
+
+    /**
+     * Tokens whose use started under an owner that ended (killed, cancelled, out of attempts):
+     * nobody will come back to them, so only asking the leaf can settle them.
+     */
+    public List<Token> staleUsed(Connection c, long olderThanMs, int limit, Instant now) throws SQLException {
+        return staleUsed.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).integer("limit", limit),
+                TokenStore::token);
     }
 
     /** Counts by state; checked-out tokens whose use started count under {@code usedUnspent}. */
