@@ -47,23 +47,67 @@ public final class PostgresDatabaseLeaf implements LeafDriver {
         return LEAF;
     }
 
-    /** @param idempotencyKey ignored: the unique database name already makes the create idempotent */
+    /**
+     * Creates the database in three steps that a crash can interrupt anywhere without leaving an
+     * untagged database under the real name: CREATE under a staging name derived from the real one,
+     * COMMENT it with our tag, then RENAME it (atomic). A retry finds the staging database and
+     * carries on; teardown drops it too.
+     *
+     * @param idempotencyKey ignored: the unique database name already makes the create idempotent
+     */
     @Override
     public LeafResource create(String name, String tag, String idempotencyKey) {
         requireOurName(name);
         if (tag == null || tag.isBlank() || tag.length() > 1000 || tag.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("the tag must be 1..1000 characters without NUL");
         }
+        String staging = stagingName(name);
         try (Connection connection = connections.open()) {
             try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE DATABASE " + quoted(name));
+                statement.execute("CREATE DATABASE " + quoted(staging));
             } catch (SQLException e) {
-                throw classifyCreate(name, e);
+                if (!"42P04".equals(e.getSQLState())) { // exists: an earlier attempt got this far
+                    throw classifyCreate(name, e);
+                }
             }
-            tagOrUndo(connection, name, tag);
+            tagOrUndo(connection, staging, tag);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("ALTER DATABASE " + quoted(staging) + " RENAME TO " + quoted(name));
+            } catch (SQLException e) {
+                throw renameFailed(connection, name, staging, e);
+            }
             return new LeafResource(name, name, tag, Map.of("database", name));
         } catch (SQLException e) {
             throw new AmbiguousOutcome(LEAF, "CREATE DATABASE " + name + ": connection failed (" + e.getSQLState() + ")", e);
+        }
+    }
+
+    /** The staging name of a database: our prefix, a marker, and a hash of the real name (within 63 characters). */
+    String stagingName(String name) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return config.namePrefix() + "stg_" + java.util.HexFormat.of().formatHex(digest).substring(0, 24);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private LeafCallException renameFailed(Connection connection, String name, String staging, SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.equals("42P04")) {
+            // the real name is taken (by someone else: ours would have been found by lookup first)
+            dropQuietly(connection, staging);
+            return new ResourceExists(LEAF, name, "database " + name + " already exists");
+        }
+        return classifyCreate(name, e);
+    }
+
+    private static void dropQuietly(Connection connection, String database) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("DROP DATABASE IF EXISTS " + quoted(database));
+        } catch (SQLException ignored) {
+            // a staging database left behind carries our tag: reconcile finds it
         }
     }
 
@@ -81,6 +125,8 @@ public final class PostgresDatabaseLeaf implements LeafDriver {
         try (Connection connection = connections.open(); Statement statement = connection.createStatement()) {
             boolean force = connection.getMetaData().getDatabaseMajorVersion() >= 13;
             statement.execute("DROP DATABASE IF EXISTS " + quoted(name) + (force ? " WITH (FORCE)" : ""));
+            // and the staging database of a create that died half-way, if any
+            statement.execute("DROP DATABASE IF EXISTS " + quoted(stagingName(name)) + (force ? " WITH (FORCE)" : ""));
             log.debug("dropped database {} if it existed", name);
         } catch (SQLException e) {
             throw new LeafRejected(LEAF, "DROP DATABASE " + name + " failed (" + e.getSQLState() + ")", 0, true, null, e);

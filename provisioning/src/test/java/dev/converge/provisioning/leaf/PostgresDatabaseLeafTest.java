@@ -148,4 +148,33 @@ class PostgresDatabaseLeafTest {
         assertThatThrownBy(() -> unreachable.find(prefix + "never")).isInstanceOf(LeafRejected.class);
         assertThatThrownBy(() -> unreachable.delete(prefix + "never")).isInstanceOf(LeafRejected.class);
     }
+
+    @Test
+    void aCreateThatDiedHalfWayIsFinishedByItsRetryAndNeverLeavesAnUntaggedDatabaseUnderTheRealName()
+            throws Exception {
+        String name = prefix + "halfway";
+        String staging = leaf.stagingName(name);
+        // a create that died after CREATE DATABASE (staging) and before its comment and rename
+        try (var c = LocalPostgres.connect(LocalPostgres.URL); var st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + staging);
+        }
+        assertThat(leaf.find(name)).as("nothing untagged under the real name").isEmpty();
+
+        LeafResource made = leaf.create(name, "converge:site-9", null);
+        assertThat(made.leafId()).isEqualTo(name);
+        assertThat(leaf.find(name)).hasValueSatisfying(db -> assertThat(db.tag()).isEqualTo("converge:site-9"));
+        assertThat(leaf.list()).extracting(LeafResource::naturalKey).containsExactly(name);
+    }
+
+    @Test
+    void teardownAlsoDropsTheStagingDatabaseOfACreateThatDied() throws Exception {
+        String name = prefix + "dropped";
+        String staging = leaf.stagingName(name);
+        try (var c = LocalPostgres.connect(LocalPostgres.URL); var st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + staging);
+            st.execute("COMMENT ON DATABASE " + staging + " IS 'converge:site-10'");
+        }
+        leaf.delete(name);
+        assertThat(leaf.list()).isEmpty();
+    }
 }
