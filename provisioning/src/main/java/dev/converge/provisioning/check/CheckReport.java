@@ -18,9 +18,12 @@ public record CheckReport(
     public static final List<String> KEYS = List.of("lost", "duplicated", "orphans", "stuck", "unconfirmed",
             "token_leaks", "status_mismatches");
 
-    /** One leaf: what it holds now, every create it accepted, and what our ledger records as held there. */
+    /**
+     * One leaf: what it holds now of ours (carrying our tag), every create of ours it accepted, what
+     * our ledger records as held there, and what it holds of others (same leaf, not ours).
+     */
     public record LeafTally(@JsonProperty("held") long held, @JsonProperty("creates") long creates,
-            @JsonProperty("ledger_confirmed") long ledgerConfirmed) {
+            @JsonProperty("ledger_confirmed") long ledgerConfirmed, @JsonProperty("others") long others) {
     }
 
     public int total() {

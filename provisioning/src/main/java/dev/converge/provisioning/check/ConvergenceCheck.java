@@ -1,7 +1,9 @@
 package dev.converge.provisioning.check;
 
+import dev.converge.leafsim.inventory.InventoryEvent;
 import dev.converge.leafsim.inventory.InventorySnapshot;
 import dev.converge.leafsim.inventory.SimResource;
+import dev.converge.ledger.Ledger;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.provisioning.flow.SiteResources;
@@ -28,6 +30,8 @@ public final class ConvergenceCheck {
     /** The leaf of each resource kind, as the simulated leaves name them. */
     private static final Map<String, String> LEAF_OF_KIND = Map.of(SiteResources.REPOSITORY, "githost",
             SiteResources.HOSTING, "hosting", SiteResources.LICENSE, "license");
+
+    private static final String OUR_TAGS = Ledger.tagFor("");
 
     private final Store store;
     private final SiteResources resources;
@@ -102,12 +106,16 @@ public final class ConvergenceCheck {
             violation("stuck", flow);
         }
         Map<String, CheckReport.LeafTally> tallies = new LinkedHashMap<>();
-        inventories.forEach((leaf, inv) -> tallies.put(leaf, new CheckReport.LeafTally(inv.current().size(), inv.creates(),
-                data.ledger().stream().filter(e -> e.state() == LedgerState.CONFIRMED && leaf.equals(LEAF_OF_KIND.get(e.kind())))
-                        .count())));
+        inventories.forEach((leaf, inv) -> {
+            long ours = inv.current().stream().filter(r -> ours(r.tag())).count();
+            long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED && ours(e.tag())).count();
+            long confirmed = data.ledger().stream()
+                    .filter(e -> e.state() == LedgerState.CONFIRMED && leaf.equals(LEAF_OF_KIND.get(e.kind()))).count();
+            tallies.put(leaf, new CheckReport.LeafTally(ours, creates, confirmed, inv.current().size() - ours));
+        });
         if (withDatabase) {
             tallies.put("postgres", new CheckReport.LeafTally(databases.size(), -1, data.ledger().stream()
-                    .filter(e -> e.state() == LedgerState.CONFIRMED && e.kind().equals(SiteResources.DATABASE)).count()));
+                    .filter(e -> e.state() == LedgerState.CONFIRMED && e.kind().equals(SiteResources.DATABASE)).count(), 0));
         }
         Map<String, Integer> byState = new LinkedHashMap<>();
         for (SiteState s : SiteState.values()) {
@@ -134,10 +142,15 @@ public final class ConvergenceCheck {
             if (kind.equals(SiteResources.DATABASE)) {
                 held = databases.contains(key) ? 1 : 0;
             } else {
+                // what carries this site's tag is its own; a resource under the same name with another tag
+                // is someone else's (the site should have failed with a conflict), not ours to count
                 InventorySnapshot inv = inventories.get(LEAF_OF_KIND.get(kind));
-                held = inv.currentOf(key).size();
-                if (inv.createsOf(key) > 1) {
-                    violation("duplicated", who + ": " + inv.createsOf(key) + " creates of " + kind + " '" + key + "'");
+                String tag = Ledger.tagFor(site.subject());
+                held = inv.currentOf(key).stream().filter(r -> tag.equals(r.tag())).count();
+                long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED
+                        && key.equals(e.naturalKey()) && tag.equals(e.tag())).count();
+                if (creates > 1) {
+                    violation("duplicated", who + ": " + creates + " creates of " + kind + " '" + key + "'");
                 }
             }
             if (site.state() == SiteState.ACTIVE && held != 1) {
@@ -174,6 +187,9 @@ public final class ConvergenceCheck {
         }
         LEAF_OF_KIND.forEach((kind, leaf) -> {
             for (SimResource r : inventories.get(leaf).current()) {
+                if (!ours(r.tag())) {
+                    continue; // someone else's resource, not an orphan of ours
+                }
                 Site owner = ownerOfKey.get(kind + "|" + r.naturalKey());
                 if (owner == null) {
                     violation("orphans", leaf + " holds '" + r.naturalKey() + "' (id " + r.id() + ") that no site asked for");
@@ -190,6 +206,10 @@ public final class ConvergenceCheck {
                 violation("orphans", "postgres holds database " + db + " that no site asked for");
             }
         }
+    }
+
+    private static boolean ours(String tag) {
+        return tag != null && tag.startsWith(OUR_TAGS);
     }
 
     /** The ledger's leaf id of a resource as the simulated leaf reports it. */

@@ -11,6 +11,7 @@ import dev.converge.provisioning.check.ConvergenceCheck;
 import dev.converge.provisioning.check.LocalTruth;
 import dev.converge.provisioning.embedded.EmbeddedLeaves;
 import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.leaf.GitHostDriver;
 import dev.converge.provisioning.leaf.PostgresDatabaseLeaf;
 import dev.converge.provisioning.leaf.PostgresLeafConfig;
 import dev.converge.provisioning.site.SiteState;
@@ -56,7 +57,9 @@ public final class Demo {
                 progress.say("running: H2 in %s, leaves on :%d, SMTP on :%d, API on :%d", dir, leaves.leafSim().port(),
                         leaves.smtp().port(), api.port());
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
-                DemoTraffic traffic = new DemoTraffic(client, s, progress);
+                GitHostDriver gitHost = new GitHostDriver(config.gitHost());
+                DemoTraffic traffic = new DemoTraffic(client, s, progress,
+                        name -> gitHost.create(name, "another customer's repository", null));
                 Set<Long> accepted = traffic.requestSites();
                 waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
                 traffic.deleteSome(service, tenant.tenant().id());

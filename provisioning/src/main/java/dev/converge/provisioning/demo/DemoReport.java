@@ -29,9 +29,9 @@ public record DemoReport(
         out.println("REPORT");
         out.printf("  requests        %s%n", line(requests));
         out.printf("  sites           %d requested: %s%n", sites, line(check.sitesByState()));
-        check.leaves().forEach((leaf, t) -> out.printf("  leaf %-10s holds %d now; accepted %s creates; our ledger "
-                + "records %d as held%n", leaf, t.held(), t.creates() < 0 ? "n/a" : Long.toString(t.creates()),
-                t.ledgerConfirmed()));
+        check.leaves().forEach((leaf, t) -> out.printf("  leaf %-10s holds %d of ours now; accepted %s creates of ours; "
+                + "our ledger records %d as held%s%n", leaf, t.held(), t.creates() < 0 ? "n/a" : Long.toString(t.creates()),
+                t.ledgerConfirmed(), t.others() > 0 ? "; and " + t.others() + " of others" : ""));
         out.printf("  welcome emails  %d%n", check.welcomeEmails());
         out.printf("  leaf faults     %s%n", line(faultHits));
         out.printf("  crash points    %s%n", line(crashPointHits));

@@ -28,12 +28,21 @@ final class DemoTraffic {
     private final AtomicInteger identical = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicInteger deleted = new AtomicInteger();
+    private final AtomicInteger taken = new AtomicInteger();
+    private final java.util.function.Consumer<String> someoneElseTakes;
 
-    DemoTraffic(SiteClient client, DemoSettings settings, Progress progress) {
+    /**
+     * @param someoneElseTakes creates a repository of this name at the git host that is not ours (as
+     *                         another customer of the git host would): that site must fail with a
+     *                         conflict, and its flow must tear down what its siblings created
+     */
+    DemoTraffic(SiteClient client, DemoSettings settings, Progress progress,
+            java.util.function.Consumer<String> someoneElseTakes) {
         this.client = client;
         this.settings = settings;
         this.progress = progress;
         this.random = new Random(settings.seed());
+        this.someoneElseTakes = someoneElseTakes;
     }
 
     /** Requests every site; returns the ids the service accepted. */
@@ -45,7 +54,12 @@ final class DemoTraffic {
             for (int i = 0; i < settings.sites(); i++) {
                 int n = i;
                 boolean resend = random.nextDouble() < 0.2;
+                boolean takenElsewhere = random.nextDouble() < 0.04;
                 all.add(pool.submit(() -> {
+                    if (takenElsewhere) {
+                        taken.incrementAndGet();
+                        someoneElseTakes.accept(subdomain(n));
+                    }
                     requestOne(n, resend, accepted);
                     return null;
                 }));
@@ -57,7 +71,8 @@ final class DemoTraffic {
             pool.shutdownNow();
         }
         progress.say("%d site requests accepted (%d refused); %d sent again with the same key, %d answered with an "
-                + "identical replay", accepted.size(), refused.get(), resent.get(), identical.get());
+                + "identical replay; %d repositories taken by someone else first", accepted.size(), refused.get(),
+                resent.get(), identical.get(), taken.get());
         return accepted;
     }
 
@@ -69,7 +84,7 @@ final class DemoTraffic {
         }
         long leadId = lead.json().path("id").asLong();
         String key = "demo-" + settings.seed() + "-" + n;
-        String subdomain = "shop-" + Long.toString(settings.seed(), 36) + "-" + n;
+        String subdomain = subdomain(n);
         SiteClient.Answer first = client.requestSite(key, leadId, subdomain);
         if (first.status() != 202) {
             refused.incrementAndGet();
@@ -83,6 +98,10 @@ final class DemoTraffic {
                 identical.incrementAndGet();
             }
         }
+    }
+
+    private String subdomain(int n) {
+        return "shop-" + Long.toString(settings.seed(), 36) + "-" + n;
     }
 
     /** Deletes a share of the active sites (and one still provisioning, if any, to exercise that path). */
@@ -124,6 +143,7 @@ final class DemoTraffic {
         t.put("identical_replays", (long) identical.get());
         t.put("refused", (long) refused.get());
         t.put("deletes", (long) deleted.get());
+        t.put("taken_elsewhere", (long) taken.get());
         return t;
     }
 }
