@@ -57,7 +57,7 @@ public final class ChaosCommand implements Callable<Integer> {
             + "(a worker holding a ticket halts there; an unused ticket passes on); 0 for none (default ${DEFAULT-VALUE}).")
     int crashHits;
 
-    @Option(names = "--naive", description = "Run the steps the way the seeds call bad (create without ledger or claim, "
+    @Option(names = "--naive", description = "Run the steps the naive way (create without ledger or claim, "
             + "state updated before the call returns): the checker must find duplicates and orphans.")
     boolean naive;
 

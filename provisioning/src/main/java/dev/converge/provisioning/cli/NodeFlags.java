@@ -23,7 +23,7 @@ public final class NodeFlags {
     Duration lease;
 
     // Hidden: for chaos runs (converge chaos), which need short timings and deliberate damage.
-    @Option(names = "--naive", hidden = true, description = "Chaos runs only: the seeds' bad steps (no ledger, no claim).")
+    @Option(names = "--naive", hidden = true, description = "Chaos runs only: the naive steps (no ledger, no claim, no token).")
     boolean naive;
 
     @Option(names = "--crash-rate", hidden = true, description = "Chaos runs only: halt this JVM at the engine's crash "
