@@ -89,7 +89,7 @@ public record ChaosReport(
             }
         }
         if (!missed.isEmpty()) {
-            out.printf("  not reached       %s (DESIGN section 8 wants every one hit in every run)%n", String.join(", ", missed));
+            out.printf("  not reached       %s (every fault scenario should be hit in every run)%n", String.join(", ", missed));
         }
         out.printf("  watchdog          %d flows failed past their deadline%n", watchdogFailures);
         out.printf("  quiescence        %s%n", quiescent ? "reached" : "NOT reached: " + pendingAtCheck);
