@@ -156,7 +156,9 @@ public final class Converge implements AutoCloseable {
 
     /**
      * Enqueues one job inside the caller's own transaction: the job exists if and only if the
-     * caller commits. The caller owns the connection and its commit.
+     * caller commits. The caller owns the connection and its commit. On PostgreSQL the wake-up
+     * travels with the transaction (NOTIFY is delivered at commit); on H2 this node's workers are
+     * signalled now, before the commit, and may find the job only at their next poll.
      */
     public <T> EnqueueResult enqueue(Connection callerTransaction, Job<T> job) {
         Objects.requireNonNull(callerTransaction, "callerTransaction");
