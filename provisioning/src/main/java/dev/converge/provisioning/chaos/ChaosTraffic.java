@@ -1,5 +1,6 @@
 package dev.converge.provisioning.chaos;
 
+import dev.converge.provisioning.demo.ApiExchange.Answer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -118,7 +119,7 @@ final class ChaosTraffic {
 
     private void requestOne(int n) throws InterruptedException {
         String tag = Long.toUnsignedString(settings.seed(), 36);
-        ChaosClient.Answer lead = client.send("POST", "/v1/leads", Map.of("name", "Lead " + n, "email",
+        Answer lead = client.send("POST", "/v1/leads", Map.of("name", "Lead " + n, "email",
                 "lead" + n + "@example.com"), "chaos-" + tag + "-lead-" + n);
         if (lead.status() != 201) {
             refused.incrementAndGet();
@@ -127,7 +128,7 @@ final class ChaosTraffic {
         long leadId = lead.json().path("id").asLong();
         String key = "chaos-" + tag + "-site-" + n;
         Map<String, Object> body = Map.of("lead_id", leadId, "subdomain", "s" + n + "-" + tag);
-        ChaosClient.Answer site = client.send("POST", "/v1/sites", body, key);
+        Answer site = client.send("POST", "/v1/sites", body, key);
         long siteId;
         if (site.status() == 202) {
             siteId = site.json().path("site_id").asLong(-1);
@@ -142,7 +143,7 @@ final class ChaosTraffic {
         acceptedSites.put(siteId, Instant.now());
         if (resend[n]) {
             resent.incrementAndGet();
-            ChaosClient.Answer again = client.send("POST", "/v1/sites", body, key);
+            Answer again = client.send("POST", "/v1/sites", body, key);
             if (again.status() == site.status() && again.body().equals(site.body()) && again.replayed()) {
                 identical.incrementAndGet();
             }
@@ -182,7 +183,7 @@ final class ChaosTraffic {
     }
 
     private void deleteNow(long siteId) throws InterruptedException {
-        ChaosClient.Answer a = client.send("DELETE", "/v1/sites/" + siteId, null, null);
+        Answer a = client.send("DELETE", "/v1/sites/" + siteId, null, null);
         if (a.status() == 202) {
             acceptedDeletes.putIfAbsent(siteId, Instant.now());
         } else {
@@ -195,7 +196,7 @@ final class ChaosTraffic {
         Map<Long, String> states = new HashMap<>();
         String cursor = null;
         do {
-            ChaosClient.Answer page = client.send("GET", "/v1/sites?limit=100" + (cursor == null ? "" : "&cursor=" + cursor),
+            Answer page = client.send("GET", "/v1/sites?limit=100" + (cursor == null ? "" : "&cursor=" + cursor),
                     null, null);
             if (page.status() != 200) {
                 return states;

@@ -2,6 +2,7 @@ package dev.converge.provisioning.demo;
 
 import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.demo.ApiExchange.Answer;
 import dev.converge.provisioning.site.SiteState;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,7 +78,7 @@ final class DemoTraffic {
     }
 
     private void requestOne(int n, boolean resend, Set<Long> accepted) throws InterruptedException {
-        SiteClient.Answer lead = client.createLead("Lead " + n, "lead" + n + "@example.com");
+        Answer lead = client.createLead("Lead " + n, "lead" + n + "@example.com");
         if (lead.status() != 201) {
             refused.incrementAndGet();
             return;
@@ -85,7 +86,7 @@ final class DemoTraffic {
         long leadId = lead.json().path("id").asLong();
         String key = "demo-" + settings.seed() + "-" + n;
         String subdomain = subdomain(n);
-        SiteClient.Answer first = client.requestSite(key, leadId, subdomain);
+        Answer first = client.requestSite(key, leadId, subdomain);
         if (first.status() != 202) {
             refused.incrementAndGet();
             return;
@@ -93,7 +94,7 @@ final class DemoTraffic {
         accepted.add(Demo.siteIdOf(first.json()));
         if (resend) {
             resent.incrementAndGet();
-            SiteClient.Answer again = client.requestSite(key, leadId, subdomain);
+            Answer again = client.requestSite(key, leadId, subdomain);
             if (again.status() == first.status() && again.body().equals(first.body()) && again.replayed()) {
                 identical.incrementAndGet();
             }

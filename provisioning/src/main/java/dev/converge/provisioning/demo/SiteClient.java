@@ -1,13 +1,6 @@
 package dev.converge.provisioning.demo;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import dev.converge.provisioning.demo.ApiExchange.Answer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,29 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * the request is made at most once however often it is sent.
  */
 public final class SiteClient {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** An answer: status, body, and whether the server said it was a replay. */
-    public record Answer(int status, String body, boolean replayed) {
-        public JsonNode json() {
-            try {
-                return JSON.readTree(body);
-            } catch (IOException e) {
-                throw new IllegalStateException("not JSON: " + body, e);
-            }
-        }
-    }
-
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final String base;
-    private final String token;
+    private final ApiExchange api;
     final AtomicLong requests = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
     final AtomicLong replays = new AtomicLong();
 
     public SiteClient(String baseUrl, String token) {
-        this.base = baseUrl;
-        this.token = token;
+        this.api = new ApiExchange(baseUrl, token);
     }
 
     public Answer createLead(String name, String email) throws InterruptedException {
@@ -64,7 +41,7 @@ public final class SiteClient {
         long backoff = 100;
         for (int attempt = 1; ; attempt++) {
             requests.incrementAndGet();
-            Optional<Answer> a = once(method, path, body, key);
+            Optional<Answer> a = api.once(method, path, body, key);
             if (a.isPresent()) {
                 Answer answer = a.get();
                 boolean retry = answer.status() >= 500 || answer.status() == 409 && inFlight(answer);
@@ -86,26 +63,5 @@ public final class SiteClient {
     /** A 409 meaning "the same key is still in flight" is worth waiting for; other 409s are answers. */
     private static boolean inFlight(Answer a) {
         return a.body().contains("in-flight") || a.body().contains("in_flight") || a.body().contains("in flight");
-    }
-
-    private Optional<Answer> once(String method, String path, Object body, String key) throws InterruptedException {
-        try {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
-                    .header("Authorization", "Bearer " + token).header("Accept", "application/json");
-            if (key != null) {
-                b.header("Idempotency-Key", key);
-            }
-            if (body != null) {
-                b.header("Content-Type", "application/json")
-                        .method(method, HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
-            } else {
-                b.method(method, HttpRequest.BodyPublishers.noBody());
-            }
-            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            return Optional.of(new Answer(r.statusCode(), r.body(),
-                    r.headers().firstValue("Idempotency-Replayed").map("true"::equalsIgnoreCase).orElse(false)));
-        } catch (IOException e) {
-            return Optional.empty(); // timeout or reset: retry with the same key
-        }
     }
 }
