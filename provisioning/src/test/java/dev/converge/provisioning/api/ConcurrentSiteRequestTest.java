@@ -83,4 +83,45 @@ class ConcurrentSiteRequestTest {
             }
         }
     }
+
+    /** Fifty different requests (different keys, different leads) for one subdomain: one wins, the rest are told it is taken. */
+    @Test
+    void fiftyConcurrentRequestsForOneSubdomainMakeOneSiteAndTellTheRestItIsTaken() throws Exception {
+        try (ApiHarness api = new ApiHarness()) {
+            Tenants.Created tenant = api.tenant();
+            List<String> bodies = new ArrayList<>();
+            for (int i = 0; i < REQUESTS; i++) {
+                bodies.add(ApiHarness.siteBody(api.lead(tenant.token()), "contested"));
+            }
+            CyclicBarrier barrier = new CyclicBarrier(REQUESTS);
+            ExecutorService pool = Executors.newFixedThreadPool(REQUESTS);
+            List<ApiClient.Reply> replies = new ArrayList<>();
+            try {
+                List<Future<ApiClient.Reply>> futures = new ArrayList<>();
+                for (int i = 0; i < REQUESTS; i++) {
+                    String body = bodies.get(i);
+                    String key = "key-" + i;
+                    futures.add(pool.submit(() -> {
+                        barrier.await();
+                        return api.client.postSite(tenant.token(), key, body);
+                    }));
+                }
+                for (Future<ApiClient.Reply> f : futures) {
+                    replies.add(f.get());
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            String seen = replies.stream().collect(Collectors.groupingBy(
+                    r -> r.status() + " " + r.problem(), Collectors.counting())).toString();
+            assertThat(replies.stream().filter(r -> r.status() == 202)).as(seen).hasSize(1);
+            assertThat(replies.stream().filter(r -> r.status() != 202)).as(seen)
+                    .allSatisfy(r -> {
+                        assertThat(r.status()).isEqualTo(409);
+                        assertThat(r.problem()).isEqualTo("subdomain-taken");
+                    });
+            assertThat(api.count("SELECT COUNT(*) FROM pv_site WHERE tenant_id = ?", tenant.tenant().id())).isEqualTo(1);
+            assertThat(api.count("SELECT COUNT(*) FROM cv_flow WHERE kind = 'provision-site'")).isEqualTo(1);
+        }
+    }
 }
