@@ -11,6 +11,7 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
+import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,9 +19,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Starts, fails and inspects flows. Obtained from {@code engine.flows()}. */
 public final class Flows {
+    private static final Logger log = LoggerFactory.getLogger(Flows.class);
     private final EngineRuntime rt;
     private final FlowTracker tracker;
     private final Chains chains;
@@ -93,7 +97,10 @@ public final class Flows {
      */
     public boolean fail(long flowId, String reason) {
         FinishContext[] tx = new FinishContext[1];
-        boolean won = rt.store().inTransaction(c -> {
+        // the engine's own completions may fail the same flow at the same moment, locking its
+        // chain and batches in another order: if the database picks this one as a deadlock victim,
+        // run it again (it is one transaction, and failing a flow twice is a no-op)
+        boolean won = rt.store().inRetriedTransaction(c -> {
             tx[0] = rt.finishContext(c);
             return tracker.fail(tx[0], flowId, reason);
         });
@@ -101,13 +108,25 @@ public final class Flows {
         return won;
     }
 
-    /** Fails running flows whose deadline passed; returns how many this call failed. */
+    /**
+     * Fails running flows whose deadline passed; returns how many this call failed. A flow that
+     * stays locked by other writers through every retry is left for the next call and does not
+     * hold back the others; any other database error ends the call.
+     */
     public int failOverdue(int limit) {
         List<Long> ids = rt.store().withConnection(c -> tracker.store().overdue(c, limit, rt.store().clock().sqlNow()));
         int n = 0;
         for (long id : ids) {
-            if (fail(id, "deadline passed")) {
-                n++;
+            try {
+                if (fail(id, "deadline passed")) {
+                    n++;
+                }
+            } catch (StoreException e) {
+                if (!e.isRollbackVictim()) {
+                    throw e;
+                }
+                log.warn("flow {} is past its deadline but stayed contended through {} attempts; trying again next round",
+                        id, Store.VICTIM_ATTEMPTS);
             }
         }
         return n;

@@ -148,6 +148,37 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * Like {@link #inTransaction}, but when the database rolls the transaction back to break a
+     * deadlock or a serialization conflict ({@link StoreException#isRollbackVictim()}), runs the
+     * work again in a new transaction, up to {@value #VICTIM_ATTEMPTS} times, after a short random
+     * pause. Only for work whose every effect is inside the transaction, so running it again is
+     * safe: two writers that lock the same rows in different orders (an external caller and the
+     * engine's own completions, say) then both get through.
+     */
+    public <T> T inRetriedTransaction(SqlWork<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return inTransaction(work);
+            } catch (StoreException e) {
+                if (attempt >= VICTIM_ATTEMPTS || !e.isRollbackVictim()) {
+                    throw e;
+                }
+                log.debug("transaction rolled back by the database (attempt {}), running it again: {}", attempt,
+                        e.getMessage());
+                try {
+                    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 10L * attempt + 1));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** How many times {@link #inRetriedTransaction} runs its work at most. */
+    public static final int VICTIM_ATTEMPTS = 5;
+
     private static void rollbackQuietly(Connection c, Exception cause) {
         try {
             c.rollback();

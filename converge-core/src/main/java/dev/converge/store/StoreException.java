@@ -25,4 +25,18 @@ public class StoreException extends ConvergeException {
     public boolean isUniqueViolation() {
         return "23505".equals(sqlState);
     }
+
+    /**
+     * Whether the database rolled the transaction back to let others go on: chosen as a deadlock
+     * victim or refused for a serialization conflict (SQLState class 40 on both stores, e.g.
+     * PostgreSQL's 40P01 and H2's 40001). Running the same work again may well succeed.
+     */
+    public boolean isRollbackVictim() {
+        for (Throwable t = this; t != null; t = t.getCause()) {
+            if (t instanceof SQLException e && e.getSQLState() != null && e.getSQLState().startsWith("40")) {
+                return true;
+            }
+        }
+        return false;
+    }
 }
