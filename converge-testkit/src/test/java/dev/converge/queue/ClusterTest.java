@@ -7,6 +7,7 @@ import dev.converge.Converge;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
 import dev.converge.testkit.ExecutionLog;
+import dev.converge.testkit.JoinGate;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
@@ -62,13 +63,19 @@ class ClusterTest {
             try (Converge producer = Converge.builder(first).declare(WORK).build()) {
                 ids = producer.enqueueAll(jobs);
             }
+            // no job finishes before every engine has started one, so the first engine up cannot take them all
+            JoinGate gate = new JoinGate(ENGINES, Duration.ofSeconds(20));
             for (int e = 0; e < ENGINES; e++) {
                 Store own = e == 0 ? first : stores.get();
                 if (e > 0) {
                     opened.add(own);
                 }
-                engines.add(Converge.builder(own).nodeId("node-" + e).poll(Duration.ofMillis(100))
-                        .handle(WORK, (w, ctx) -> log.ran(ctx.jobId())).queue("default", 4).build().start());
+                String node = "node-" + e;
+                engines.add(Converge.builder(own).nodeId(node).poll(Duration.ofMillis(100))
+                        .handle(WORK, (w, ctx) -> {
+                            gate.arrive(node);
+                            log.ran(ctx.jobId());
+                        }).queue("default", 4).build().start());
             }
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(20))
                     .until(() -> engines.stream().mapToLong(x -> x.stats().succeeded()).sum() >= JOBS);

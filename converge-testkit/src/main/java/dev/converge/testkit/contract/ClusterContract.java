@@ -7,6 +7,7 @@ import dev.converge.Converge;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobState;
 import dev.converge.testkit.ExecutionLog;
+import dev.converge.testkit.JoinGate;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ public interface ClusterContract extends HasFixture {
 
     /** Jobs in the contract's cluster run; the dedicated cluster tests run ten thousand. */
     int CLUSTER_JOBS = 2_000;
+    /** Engines in the contract's cluster run. */
+    int ENGINES = 3;
 
     @Test
     default void severalEnginesRunEachJobExactlyOnce() {
@@ -29,9 +32,16 @@ public interface ClusterContract extends HasFixture {
         }
         long[] ids = fixture().producer(b -> b.declare(ContractJobs.STEP)).enqueueAll(jobs);
         List<Converge> engines = new ArrayList<>();
-        for (int e = 0; e < 3; e++) {
-            engines.add(fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("cluster-" + engines.size())
-                    .poll(Duration.ofMillis(50)).handle(ContractJobs.STEP, (s, ctx) -> log.ran(ctx.jobId())).queue("default", 4)));
+        // no job finishes before every engine has started one: otherwise the first engine up may
+        // run all of them before the others open their pools, and nothing would be shared
+        JoinGate gate = new JoinGate(ENGINES, Duration.ofSeconds(10));
+        for (int e = 0; e < ENGINES; e++) {
+            String node = "cluster-" + e;
+            engines.add(fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId(node)
+                    .poll(Duration.ofMillis(50)).handle(ContractJobs.STEP, (s, ctx) -> {
+                        gate.arrive(node);
+                        log.ran(ctx.jobId());
+                    }).queue("default", 4)));
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> engines.stream().mapToLong(x -> x.stats().succeeded()).sum() >= CLUSTER_JOBS);
 
