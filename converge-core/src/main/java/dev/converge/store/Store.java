@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
@@ -18,6 +19,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Store implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Store.class);
+    /** How many times {@link #inRetriedTransaction} runs its work at most. */
+    public static final int VICTIM_ATTEMPTS = 5;
 
     private final StoreConfig config;
     private final HikariDataSource dataSource;
@@ -167,7 +170,7 @@ public final class Store implements AutoCloseable {
                 log.debug("transaction rolled back by the database (attempt {}), running it again: {}", attempt,
                         e.getMessage());
                 try {
-                    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 10L * attempt + 1));
+                    Thread.sleep(ThreadLocalRandom.current().nextLong(1, 10L * attempt + 1));
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                     throw e;
@@ -175,9 +178,6 @@ public final class Store implements AutoCloseable {
             }
         }
     }
-
-    /** How many times {@link #inRetriedTransaction} runs its work at most. */
-    public static final int VICTIM_ATTEMPTS = 5;
 
     private static void rollbackQuietly(Connection c, Exception cause) {
         try {
