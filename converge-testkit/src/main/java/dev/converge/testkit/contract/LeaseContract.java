@@ -167,6 +167,7 @@ public interface LeaseContract extends HasFixture {
     default void aWorkerWhoseLeaseWasTakenOverLearnsItAndStops() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch thiefHolds = new CountDownLatch(1);
         List<String> seen = new CopyOnWriteArrayList<>();
         Converge engine = fixture().engine(b -> b.heartbeat(Duration.ofMillis(50)).prefetch(0)
                 .handle(ContractJobs.STEP, (s, ctx) -> {
@@ -179,6 +180,10 @@ public interface LeaseContract extends HasFixture {
                     } catch (LeaseLost | InterruptedException e) {
                         seen.add(e.getClass().getSimpleName());
                         stopped.countDown();
+                        // keep this node's only thread busy until the thief holds the job: the handler
+                        // may learn of the loss as soon as the job is put back, and a free thread here
+                        // would lease it again before the other node does
+                        thiefHolds.await(20, TimeUnit.SECONDS);
                         throw e;
                     }
                 }).queue("default", 1));
@@ -189,8 +194,10 @@ public interface LeaseContract extends HasFixture {
             fixture().clock().advance(ContractFixture.LEASE.plusSeconds(1));
             rescue();
         } while (fixture().job(id).state() != JobState.AVAILABLE);
-        LeasedJob taken = fixture().store().withConnection(c -> fixture().jobs().lease(c, "default", 1, "thief", lease(), now()))
-                .get(0);
+        List<LeasedJob> thief = fixture().store().withConnection(c -> fixture().jobs().lease(c, "default", 1, "thief", lease(), now()));
+        thiefHolds.countDown();
+        assertThat(thief).as("the put-back job is there for the other node").hasSize(1);
+        LeasedJob taken = thief.get(0);
         assertThat(taken.epoch()).isEqualTo(2);
 
         assertThat(stopped.await(20, TimeUnit.SECONDS)).as("the stale handler was stopped").isTrue();
