@@ -12,10 +12,11 @@ import java.nio.file.Path;
  * @param workers  handler threads of the engine, and threads of the reference loop
  * @param samples  pickup-latency samples
  * @param prefetch jobs the engine may lease ahead of its handler threads (the builder's {@code prefetch})
+ * @param rounds   measured rounds of bulk enqueue, engine processing and reference processing, interleaved
  * @param json     where to write the JSON result, or null
  */
 public record QueueBenchOptions(String store, String dbUrl, String user, int jobs, int workers, int samples,
-        int prefetch, Path json) {
+        int prefetch, int rounds, Path json) {
 
     public QueueBenchOptions {
         if (!store.equals("postgres") && !store.equals("h2")) {
@@ -29,6 +30,9 @@ public record QueueBenchOptions(String store, String dbUrl, String user, int job
         }
         if (prefetch < 0 || prefetch > 10_000) {
             throw new IllegalArgumentException("--prefetch must be between 0 and 10000, was " + prefetch);
+        }
+        if (rounds < 1 || rounds > 20) {
+            throw new IllegalArgumentException("--rounds must be between 1 and 20, was " + rounds);
         }
         if (samples < 10 || samples > 100_000) {
             throw new IllegalArgumentException("--samples must be between 10 and 100000, was " + samples);

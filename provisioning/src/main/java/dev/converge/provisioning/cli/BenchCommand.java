@@ -50,12 +50,17 @@ public final class BenchCommand implements Runnable {
                         + "the builder's default is as many as the handler threads, sized for slow jobs)")
         int prefetch;
 
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "measured rounds of bulk enqueue, engine and reference processing, interleaved so that "
+                        + "both meet the same noise; the medians are reported (default: ${DEFAULT-VALUE})")
+        int rounds;
+
         @Option(names = "--json", description = "also write the figures as one JSON object to this file")
         Path json;
 
         @Override
         public Integer call() throws Exception {
-            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, json);
+            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, rounds, json);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {

@@ -1,0 +1,64 @@
+package dev.converge.provisioning.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.testkit.ScratchDatabase;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/**
+ * {@code converge bench queue}, small, on both stores: it runs to the end, and its JSON carries
+ * every documented key, one figure per measured round, and medians that are the rounds' medians.
+ * No speed is asserted here; the figures are for people to read beside the in-run reference.
+ */
+class BenchCommandTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aSmallBenchRunWritesEveryFigureAndEachRound(String store, @TempDir Path dir) throws Exception {
+        if (store.equals("postgres")) {
+            // skips without a server, and fails under CI=true, like every PostgreSQL suite
+            ScratchDatabase.create("cv_benchprobe").close();
+        }
+        Path json = dir.resolve("bench.json");
+        int exit = new CommandLine(new BenchCommand()).execute("queue", "--store", store, "--jobs", "300",
+                "--workers", "4", "--samples", "20", "--rounds", "3", "--json", json.toString());
+
+        assertThat(exit).as("exit code").isZero();
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        List<String> keys = new ArrayList<>();
+        r.fieldNames().forEachRemaining(keys::add);
+        assertThat(keys).contains("store", "jobs", "workers", "enqueue_bulk_jps", "enqueue_single_jps", "process_jps",
+                "pickup_p50_ms", "pickup_p99_ms", "reference_process_jps", "ratio");
+        assertThat(r.path("store").asText()).isEqualTo(store);
+        assertThat(r.path("jobs").asInt()).isEqualTo(300);
+        assertThat(r.path("rounds").asInt()).isEqualTo(3);
+        for (String k : List.of("enqueue_bulk_jps", "enqueue_single_jps", "process_jps", "reference_process_jps", "ratio",
+                "pickup_p50_ms", "pickup_p99_ms")) {
+            assertThat(r.path(k).asDouble()).as(k).isPositive();
+        }
+        assertThat(r.path("pickup_p99_ms").asDouble()).isGreaterThanOrEqualTo(r.path("pickup_p50_ms").asDouble());
+        assertThat(r.path("process_jps").asLong()).isEqualTo(median(r.path("process_jps_rounds")));
+        assertThat(r.path("reference_process_jps").asLong()).isEqualTo(median(r.path("reference_process_jps_rounds")));
+        assertThat(r.path("enqueue_bulk_jps").asLong()).isEqualTo(median(r.path("enqueue_bulk_jps_rounds")));
+    }
+
+    private static long median(JsonNode rounds) {
+        assertThat(rounds.size()).isEqualTo(3);
+        long[] v = new long[3];
+        for (int i = 0; i < 3; i++) {
+            v[i] = rounds.get(i).asLong();
+            assertThat(v[i]).isPositive();
+        }
+        Arrays.sort(v);
+        return v[1];
+    }
+}
