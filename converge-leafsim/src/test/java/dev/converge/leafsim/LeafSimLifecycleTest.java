@@ -30,7 +30,7 @@ class LeafSimLifecycleTest {
                 return e;
             }
         });
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(20))
                 .until(() -> sim.faults().hits(LeafSim.HOSTING, "create", FaultType.HANG_AFTER) == 1);
 
         long started = System.nanoTime();

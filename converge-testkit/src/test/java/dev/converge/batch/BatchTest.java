@@ -76,7 +76,7 @@ class BatchTest {
             assertThat(p.cancelled()).as("cancelled before they started, or stopped by their own check").isEqualTo(3);
             assertThat(p.succeeded()).isZero();
             assertThat(n.sideEffects.get()).as("no sibling acted after the batch was cancelled").isZero();
-            await().atMost(Duration.ofSeconds(5)).until(() -> n.caught.get() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> n.caught.get() == 1);
             assertThat(n.then.get()).isZero();
         }
     }
@@ -178,7 +178,7 @@ class BatchTest {
             assertThat(p.failed()).isEqualTo(2);
             assertThat(p.succeeded()).isEqualTo(2);
             assertThat(n.sideEffects.get()).isEqualTo(2);
-            await().atMost(Duration.ofSeconds(5)).until(() -> n.caught.get() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> n.caught.get() == 1);
             assertThat(n.then.get()).isZero();
         }
     }

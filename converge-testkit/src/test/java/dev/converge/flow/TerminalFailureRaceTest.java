@@ -85,7 +85,7 @@ class TerminalFailureRaceTest {
         }
         stepsStarted.get().await();
         // every deadline has passed; now release the failing steps and run the watchdog at once
-        await().atMost(Duration.ofSeconds(5)).until(() -> h.store().withConnection(c -> {
+        await().atMost(Duration.ofSeconds(20)).until(() -> h.store().withConnection(c -> {
             try (var st = c.createStatement(); var rs = st.executeQuery(
                     "SELECT COUNT(*) FROM cv_flow WHERE state = 'running' AND deadline < CURRENT_TIMESTAMP")) {
                 rs.next();
