@@ -1,5 +1,6 @@
 package dev.converge.provisioning.cli;
 
+import java.sql.SQLException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,6 +18,48 @@ public final class Main {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         Commands.register(cl);
+        cl.setExecutionExceptionHandler(Main::report);
         return cl;
+    }
+
+    /**
+     * What a person can fix — a value they passed, a database that is missing or unreachable, a
+     * port already taken — is said in one line or two, without a stack trace (exit 2 for a bad
+     * value, 1 otherwise). Anything else is a defect and keeps its stack trace, as does every
+     * error when CONVERGE_DEBUG is set.
+     */
+    static int report(Exception e, CommandLine cl, CommandLine.ParseResult parsed) throws Exception {
+        boolean debug = System.getenv("CONVERGE_DEBUG") != null;
+        boolean badValue = e instanceof IllegalArgumentException;
+        if (debug || !(badValue || operational(e))) {
+            throw e;
+        }
+        String name = cl.getCommandName();
+        cl.getErr().println(name + ": " + e.getMessage());
+        Throwable root = rootCause(e);
+        if (root != e && root.getMessage() != null && !e.getMessage().contains(root.getMessage())) {
+            cl.getErr().println(name + ": because " + root.getMessage());
+        }
+        cl.getErr().flush();
+        return badValue ? 2 : 1;
+    }
+
+    /** A failure of the surroundings rather than of this program: the database or the network. */
+    private static boolean operational(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException || t instanceof java.net.BindException
+                    || t instanceof java.net.ConnectException || t instanceof io.javalin.util.JavalinBindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 }

@@ -1,0 +1,58 @@
+package dev.converge.provisioning.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.converge.testkit.ScratchDatabase;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * What a person gets when their surroundings are wrong: one or two lines saying what and why,
+ * an exit code that says it failed, no stack trace, and never the database password.
+ */
+class CommandErrorsTest {
+
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    @Test
+    void aDatabaseThatDoesNotExistIsNamedWithoutAStackTraceOrThePassword() {
+        // skips without a server, and fails under CI=true, like every PostgreSQL suite
+        ScratchDatabase.create("cv_errprobe").close();
+        int exit = run("migrate", "--db", "jdbc:postgresql://127.0.0.1:5432/cv_no_such_db?password=s3cret-pw");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("migrate: ").contains("database \"cv_no_such_db\" does not exist")
+                .doesNotContain("\tat ").doesNotContain("s3cret-pw");
+    }
+
+    @Test
+    void anUnsupportedDatabaseIsABadValue() {
+        int exit = run("migrate", "--db", "jdbc:mysql://127.0.0.1/x");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("unsupported database URL").doesNotContain("\tat ");
+    }
+
+    @Test
+    void aPortAlreadyTakenIsSaidPlainly(@TempDir Path dir) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            int exit = run("server", "--port", String.valueOf(taken.getLocalPort()), "--db",
+                    "jdbc:h2:file:" + dir.resolve("store"));
+
+            assertThat(exit).isEqualTo(1);
+            assertThat(err.toString()).contains("server: ").contains("Port already in use").doesNotContain("\tat ");
+        }
+    }
+}
