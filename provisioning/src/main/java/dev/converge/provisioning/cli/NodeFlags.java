@@ -56,6 +56,15 @@ public final class NodeFlags {
     @Option(names = "--step-timeout", hidden = true, converter = DurationConverter.class, description = "Step timeout.")
     Duration stepTimeout;
 
+    /** The handler threads asked for, checked: a worker node with none would hold leases it never works. */
+    int concurrency() {
+        if (concurrency < 1 || concurrency > 1000) {
+            throw new IllegalArgumentException("--concurrency must be between 1 and 1000, was " + concurrency
+                    + " (a server that should not work the queue takes --no-workers)");
+        }
+        return concurrency;
+    }
+
     NodeOptions options(int concurrencyOverride) {
         NodeOptions n = NodeOptions.defaults().withConcurrency(concurrencyOverride)
                 .withMaintenance(!noMaintenance, !noMaintenance);

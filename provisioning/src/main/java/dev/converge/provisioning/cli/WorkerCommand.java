@@ -1,5 +1,6 @@
 package dev.converge.provisioning.cli;
 
+import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
 import dev.converge.store.Store;
 import java.io.BufferedReader;
@@ -29,11 +30,12 @@ public final class WorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
+        NodeOptions options = node.options(node.concurrency()); // a bad flag is refused before anything opens
         try (Store store = service.database.open()) {
             if (standby && !startSignal()) {
                 return 0;
             }
-            try (Provisioning p = Provisioning.start(store, service.config(null), node.options(node.concurrency))) {
+            try (Provisioning p = Provisioning.start(store, service.config(null), options)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
                 System.out.println("converge worker " + p.engine().nodeId() + " working on " + store);
                 stop.await();

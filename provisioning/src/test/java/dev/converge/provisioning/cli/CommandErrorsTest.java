@@ -46,6 +46,15 @@ class CommandErrorsTest {
     }
 
     @Test
+    void aWorkerWithoutHandlerThreadsIsRefusedBeforeItOpensAnything(@TempDir Path dir) {
+        int exit = run("worker", "--concurrency", "0", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--concurrency must be between 1 and 1000, was 0").doesNotContain("\tat ");
+        assertThat(dir.resolve("store.mv.db")).as("no store was opened").doesNotExist();
+    }
+
+    @Test
     void aPortAlreadyTakenIsSaidPlainly(@TempDir Path dir) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             int exit = run("server", "--port", String.valueOf(taken.getLocalPort()), "--db",
