@@ -27,8 +27,9 @@ class ClaimsAcrossProcessesTest {
                 ChildJvm b = ChildJvm.start("racer-b", "claim", db.url(), db.user(), "racer-b", String.valueOf(KEYS), "4")) {
             a.awaitLine("READY", WAIT);
             b.awaitLine("READY", WAIT);
-            a.send("GO");
-            b.send("GO");
+            String go = "GO " + (System.currentTimeMillis() + 500);
+            a.send(go);
+            b.send(go);
             a.awaitLine("FINISHED", WAIT);
             b.awaitLine("FINISHED", WAIT);
 

@@ -101,7 +101,11 @@ public final class WorkerProcess {
         try (Connection warm = store.dataSource().getConnection()) {
             say("READY");
         }
-        awaitLine("GO");
+        // "GO <epoch millis>": both racers start at the same instant of this host's clock, whichever
+        // read its line first, so neither can take every key before the other has begun
+        String start = awaitLinePrefix("GO ");
+        long at = Long.parseLong(start.substring(3).trim());
+        Thread.sleep(Math.max(0, at - System.currentTimeMillis()));
         go.countDown();
         for (Thread r : racers) {
             r.join();
@@ -113,6 +117,17 @@ public final class WorkerProcess {
     private static synchronized void say(String line) {
         System.out.println(line);
         System.out.flush();
+    }
+
+    private static String awaitLinePrefix(String prefix) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+        throw new IllegalStateException("standard input closed before a line starting with " + prefix);
     }
 
     private static void awaitLine(String expected) throws Exception {
