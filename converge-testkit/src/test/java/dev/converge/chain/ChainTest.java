@@ -34,8 +34,13 @@ class ChainTest {
     /** The job id under which the chain's catch ran first; 0 until then. */
     final AtomicLong catchJob = new AtomicLong();
 
+    /** An engine with a lease long enough that only a planned crash, never a slow moment, redelivers a job. */
     Converge engine(Harness h, AtomicBoolean crashNextCallback) {
-        return h.engine(b -> b.queue("default", 4).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+        return engine(h, crashNextCallback, Duration.ofSeconds(5));
+    }
+
+    Converge engine(Harness h, AtomicBoolean crashNextCallback, Duration leaseFor) {
+        return h.engine(b -> b.queue("default", 4).lease(leaseFor).heartbeat(leaseFor.dividedBy(4))
                 .crashPlan((point, lease) -> {
                     // the worker dies after the catch's handler ran, before its completion was recorded; only
                     // the catch's own delivery: the finally may run beside it and reach this point first
@@ -82,7 +87,8 @@ class ChainTest {
     void aFailingLinkStopsTheChainAndItsCatchRunsOnceEvenWhenItsWorkerDies(String kind) {
         AtomicBoolean crash = new AtomicBoolean(true);
         try (Harness h = new Harness(kind)) {
-            Converge engine = engine(h, crash);
+            // the crashed delivery comes back when its lease expires: short enough to wait for
+            Converge engine = engine(h, crash, Duration.ofMillis(1500));
             long id = engine.chains().dispatch(Chain.named("doomed")
                     .then(Job.of(STEP, new Step("first"))).then(Job.of(STEP, new Step("fail-here")))
                     .then(Job.of(STEP, new Step("never")))

@@ -54,7 +54,7 @@ final class ThreeStepFlow implements CrashScenario {
         Map<String, String> naiveRecord = new ConcurrentHashMap<>();
         Converge[] self = new Converge[1];
         try (Converge engine = Converge.builder(store).crashPlan(plan).queue("default", 4)
-                .lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200)).rescue(Duration.ofMillis(100))
+                .lease(Duration.ofMillis(1000)).heartbeat(Duration.ofMillis(250)).rescue(Duration.ofMillis(100))
                 .poll(Duration.ofMillis(50)).resource(repos).resource(licenses)
                 .compensationRetry(fast())
                 .handle(REPO, (s, ctx) -> self[0].ledger().ensure(ctx, repos, s.id(), Map.of()))

@@ -93,7 +93,11 @@ class DatabaseOutageTest {
     }
 
     private static long count(ListAppender<ILoggingEvent> logs, String text) {
-        return logs.list.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+        List<ILoggingEvent> seen;
+        synchronized (logs) { // the appender adds under its own lock while engine threads log
+            seen = new ArrayList<>(logs.list);
+        }
+        return seen.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
     }
 
     /** Refuses (or allows again) connections to the database, and kills every session it has. */

@@ -218,7 +218,9 @@ public interface LeaseContract extends HasFixture {
         long[] ids = fixture().producer(b -> b.declare(ContractJobs.STEP)).enqueueAll(List.of(
                 Job.of(ContractJobs.STEP, new Step(1)), Job.of(ContractJobs.STEP, new Step(2)),
                 Job.of(ContractJobs.STEP, new Step(3))));
-        Converge engine = fixture().engine(b -> b.prefetch(2).handle(ContractJobs.STEP, (s, ctx) -> {
+        // a grace longer than the waits below: the running job must finish, not be interrupted
+        Converge engine = fixture().engine(b -> b.prefetch(2).shutdownGrace(Duration.ofSeconds(60))
+                .handle(ContractJobs.STEP, (s, ctx) -> {
             running.set(ctx.jobId());
             started.countDown();
             finish.await();

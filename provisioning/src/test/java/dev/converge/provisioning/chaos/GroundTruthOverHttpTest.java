@@ -11,7 +11,6 @@ import dev.converge.provisioning.mail.MailSim;
 import dev.converge.provisioning.mail.SmtpConfig;
 import dev.converge.provisioning.mail.SmtpMailer;
 import dev.converge.provisioning.mail.WelcomeEmail;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,7 +26,7 @@ class GroundTruthOverHttpTest {
 
     @Test
     void theMailListingTellsWhichSendTokensArrivedAndCountsMailsPerSite() throws Exception {
-        try (MailSim mail = MailSim.start("127.0.0.1", freePort(), freePort())) {
+        try (MailSim mail = MailSim.start("127.0.0.1", 0, 0)) {
             SmtpMailer mailer = new SmtpMailer(SmtpConfig.of("127.0.0.1", mail.smtpPort(), "welcome@sites.example"));
             mailer.send(new WelcomeEmail("lead@example.com", "41", "shop", "https://shop.sites.example", "tok-1"));
             mailer.send(new WelcomeEmail("lead@example.com", "41", "shop", "https://shop.sites.example", "tok-2"));
@@ -56,12 +55,6 @@ class GroundTruthOverHttpTest {
             InventorySnapshot truth = new RemoteTruth(sim.baseUrl(), "http://127.0.0.1:1", null).inventory(LeafSim.GITHOST);
             assertThat(truth.currentOf("shop")).isEmpty();
             assertThat(truth.createsOf("shop")).isEqualTo(1);
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }
