@@ -14,11 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
 
 /**
  * The other process of the cross-process tests: a worker node, or a crowd of claim racers, on a
  * PostgreSQL database given on the command line. It reports what it does on standard output,
- * one line per event, and takes {@code GO} and {@code QUIT} on standard input.
+ * one line per event, and takes {@code GO <epoch millis>} (claim racers) and {@code QUIT} on standard input.
  *
  * <pre>
  * work  URL USER NODE LEASE_MS    run proc.step jobs; the first attempt of a job hangs if its payload says so
@@ -103,7 +104,10 @@ public final class WorkerProcess {
         }
         // "GO <epoch millis>": both racers start at the same instant of this host's clock, whichever
         // read its line first, so neither can take every key before the other has begun
-        String start = awaitLinePrefix("GO ");
+        String start = awaitLine(line -> line.startsWith("GO "));
+        if (start == null) {
+            throw new IllegalStateException("standard input closed before GO");
+        }
         long at = Long.parseLong(start.substring(3).trim());
         Thread.sleep(Math.max(0, at - System.currentTimeMillis()));
         go.countDown();
@@ -119,24 +123,19 @@ public final class WorkerProcess {
         System.out.flush();
     }
 
-    private static String awaitLinePrefix(String prefix) throws Exception {
+    private static void awaitLine(String expected) throws Exception {
+        awaitLine(line -> line.trim().equals(expected));
+    }
+
+    /** Reads standard input up to the first line that matches; null if the supervisor closed it first. */
+    private static String awaitLine(Predicate<String> matches) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            if (line.startsWith(prefix)) {
+            if (matches.test(line)) {
                 return line;
             }
         }
-        throw new IllegalStateException("standard input closed before a line starting with " + prefix);
-    }
-
-    private static void awaitLine(String expected) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.trim().equals(expected)) {
-                return;
-            }
-        }
+        return null;
     }
 }
