@@ -35,9 +35,10 @@ public final class Main {
             throw e;
         }
         String name = cl.getCommandName();
-        cl.getErr().println(name + ": " + e.getMessage());
+        String said = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        cl.getErr().println(name + ": " + said);
         Throwable root = rootCause(e);
-        if (root != e && root.getMessage() != null && !e.getMessage().contains(root.getMessage())) {
+        if (root != e && root.getMessage() != null && !said.contains(root.getMessage())) {
             cl.getErr().println(name + ": because " + root.getMessage());
         }
         cl.getErr().flush();

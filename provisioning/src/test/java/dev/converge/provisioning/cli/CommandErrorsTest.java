@@ -38,6 +38,17 @@ class CommandErrorsTest {
     }
 
     @Test
+    void aFailureWithoutAMessageStillSaysWhatAndWhy() throws Exception {
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        int exit = Main.report(new RuntimeException(null, new java.sql.SQLException("connection refused")), cl, null);
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("converge: RuntimeException").contains("converge: because connection refused")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
     void anUnsupportedDatabaseIsABadValue() {
         int exit = run("migrate", "--db", "jdbc:mysql://127.0.0.1/x");
 
