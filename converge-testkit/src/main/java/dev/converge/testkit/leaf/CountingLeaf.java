@@ -68,6 +68,16 @@ public final class CountingLeaf implements ResourceType {
         return new CountingLeaf(kind, RepetitionSafety.UNSAFE, false, false);
     }
 
+    /**
+     * Any combination, for exploring shapes the named factories do not cover: the safety the type
+     * declares, whether a second create of a live natural key is refused as "exists", and whether
+     * it can look a resource up by natural key. Idempotency keys are honoured when the safety is
+     * {@link RepetitionSafety#IDEMPOTENT_BY_KEY}.
+     */
+    public static CountingLeaf of(String kind, RepetitionSafety safety, boolean unique, boolean lookup) {
+        return new CountingLeaf(kind, safety, unique, lookup);
+    }
+
     public CountingLeaf failNext(Fault... next) {
         for (Fault f : next) {
             faults.add(f);
