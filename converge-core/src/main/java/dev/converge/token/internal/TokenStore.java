@@ -48,8 +48,10 @@ public final class TokenStore {
         checkout = Sql.of(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
+        // used_at survives a takeover: a use that may have happened stays recorded until the new owner
+        // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
         takeOver = Sql.of(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
-                + "checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'checked_out' "
+                + "checked_out_at = {now} WHERE id = :id AND state = 'checked_out' "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
         markUsing = Sql.of(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
         spend = Sql.of(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
