@@ -203,8 +203,15 @@ public final class Tokens {
     /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
     private <T> Token acquire(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
         for (int round = 0; round < 5; round++) {
-            Optional<Token> found = rt.store().withConnection(c ->
-                    subject != null ? store.bySubject(c, pool, subject) : store.firstAvailable(c, pool));
+            Optional<Token> found = rt.store().withConnection(c -> {
+                if (subject != null) {
+                    return store.bySubject(c, pool, subject);
+                }
+                // without a subject, a retry comes back to the token an earlier delivery of this job
+                // checked out or spent (its use may have happened): never a second one
+                Optional<Token> earlier = store.ofJob(c, pool, ctx.jobId());
+                return earlier.isPresent() ? earlier : store.firstAvailable(c, pool);
+            });
             if (found.isEmpty()) {
                 throw new NonRetryableException("no token in pool '" + pool + "'" + (subject == null ? "" : " for " + subject)
                         + ": the operation is not permitted");

@@ -227,4 +227,20 @@ class TokenTest {
             assertThat(mail.count("t-9")).as("one send in all").isEqualTo(1);
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aRetryOfASubjectlessUseGetsTheTokenItAlreadyUsedNotASecondOne(String kind) {
+        CountingMailbox mail = new CountingMailbox(true);
+        try (Harness h = new Harness(kind)) {
+            Converge engine = crashingOnceAfterUse(h, "any", p -> null, mail);
+            engine.tokens().add("any", "a-1", null);
+            engine.tokens().add("any", "a-2", null);
+            JobRow job = run(engine, "ignored");
+            assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(job.attempt()).as("the first delivery died after the send").isEqualTo(2);
+            assertThat(mail.total()).as("one use in all").isEqualTo(1);
+            assertThat(engine.tokens().counts("any")).containsEntry("spent", 1L).containsEntry("available", 1L);
+        }
+    }
 }

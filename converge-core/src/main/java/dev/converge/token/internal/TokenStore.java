@@ -25,6 +25,7 @@ public final class TokenStore {
     private final Sql bySubject;
     private final Sql byId;
     private final Sql firstAvailable;
+    private final Sql ofJob;
     private final Sql checkout;
     private final Sql takeOver;
     private final Sql markUsing;
@@ -45,6 +46,9 @@ public final class TokenStore {
         byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
         firstAvailable = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
                 + "ORDER BY id LIMIT 1");
+        // what an earlier delivery of this job checked out (or spent) from a pool without subjects
+        ofJob = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
+                + "AND state IN ('checked_out', 'spent') ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
         checkout = Sql.of(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
@@ -95,6 +99,12 @@ public final class TokenStore {
 
     public Optional<Token> firstAvailable(Connection c, String pool) throws SQLException {
         return Optional.ofNullable(firstAvailable.queryOne(c, Params.of().text("pool", pool), TokenStore::token));
+    }
+
+    /** The token of the pool a delivery of this job checked out or spent, if any. */
+    public Optional<Token> ofJob(Connection c, String pool, long jobId) throws SQLException {
+        return Optional.ofNullable(ofJob.queryOne(c, Params.of().text("pool", pool).bigint("job", jobId),
+                TokenStore::token));
     }
 
     public boolean checkout(Connection c, long id, String owner, JobLease by, Instant now) throws SQLException {
