@@ -74,7 +74,7 @@ public final class TokenStore {
                 + "AND lease_expires_at > {now}");
         staleUsed = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
-                + "AND j.state IN ('running', 'available')) ORDER BY id LIMIT :limit");
+                + "AND j.state IN ('running', 'available')) AND id > :after ORDER BY id LIMIT :limit");
     }
 
     public boolean add(Connection c, String pool, String token, String subject, Instant now) throws SQLException {
@@ -136,11 +136,13 @@ public final class TokenStore {
 
     /**
      * Tokens whose use started under an owner that ended (killed, cancelled, out of attempts):
-     * nobody will come back to them, so only asking the leaf can settle them.
+     * nobody will come back to them, so only asking the leaf can settle them. In id order after
+     * {@code afterId}: the reaper pages past tokens it cannot settle (their pool has no lookup).
      */
-    public List<Token> staleUsed(Connection c, long olderThanMs, int limit, Instant now) throws SQLException {
-        return staleUsed.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).integer("limit", limit),
-                TokenStore::token);
+    public List<Token> staleUsed(Connection c, long olderThanMs, long afterId, int limit, Instant now)
+            throws SQLException {
+        return staleUsed.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).bigint("after", afterId)
+                .integer("limit", limit), TokenStore::token);
     }
 
     /** Counts by state; checked-out tokens whose use started count under {@code usedUnspent}. */
