@@ -37,7 +37,11 @@ public final class Tokens {
 
     public static final String RESOLVE_KIND = "converge.token.resolve";
 
+    private static final int REAP_PAGE = 200;
+    private static final int REAP_PAGES_PER_PASS = 10;
+
     private final EngineRuntime rt;
+    private final java.util.concurrent.atomic.AtomicLong reapCursor = new java.util.concurrent.atomic.AtomicLong();
     private final TokenStore store;
     private final Flows flows;
     private final java.util.Map<String, TokenLookup> lookups = new java.util.concurrent.ConcurrentHashMap<>();
@@ -116,12 +120,24 @@ public final class Tokens {
      */
     public int reap(Duration olderThan) {
         int n = returnAbandoned(olderThan);
-        for (Token t : rt.store().withConnection(c -> store.staleUsed(c, olderThan.toMillis(), 200, now()))) {
-            if (lookups.containsKey(t.pool())) {
-                enqueue.apply(dev.converge.queue.Job.of(resolveType, new TokenRef(t.id()))
-                        .uniqueKey("token:resolve:" + t.id() + ":" + t.usedAt().toEpochMilli()));
-                n++;
+        // a page at a time from where the last pass stopped: tokens of pools without a lookup stay
+        // used and unspent, and must not hide the ones behind them
+        for (int page = 0; page < REAP_PAGES_PER_PASS; page++) {
+            long after = reapCursor.get();
+            List<Token> stale = rt.store().withConnection(c ->
+                    store.staleUsed(c, olderThan.toMillis(), after, REAP_PAGE, now()));
+            for (Token t : stale) {
+                if (lookups.containsKey(t.pool())) {
+                    enqueue.apply(dev.converge.queue.Job.of(resolveType, new TokenRef(t.id()))
+                            .uniqueKey("token:resolve:" + t.id() + ":" + t.usedAt().toEpochMilli()));
+                    n++;
+                }
             }
+            if (stale.size() < REAP_PAGE) {
+                reapCursor.set(0); // reached the end: the next pass starts over
+                break;
+            }
+            reapCursor.set(stale.get(stale.size() - 1).id());
         }
         return n;
     }
@@ -203,8 +219,15 @@ public final class Tokens {
     /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
     private <T> Token acquire(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
         for (int round = 0; round < 5; round++) {
-            Optional<Token> found = rt.store().withConnection(c ->
-                    subject != null ? store.bySubject(c, pool, subject) : store.firstAvailable(c, pool));
+            Optional<Token> found = rt.store().withConnection(c -> {
+                if (subject != null) {
+                    return store.bySubject(c, pool, subject);
+                }
+                // without a subject, a retry comes back to the token an earlier delivery of this job
+                // checked out or spent (its use may have happened): never a second one
+                Optional<Token> earlier = store.ofJob(c, pool, ctx.jobId());
+                return earlier.isPresent() ? earlier : store.firstAvailable(c, pool);
+            });
             if (found.isEmpty()) {
                 throw new NonRetryableException("no token in pool '" + pool + "'" + (subject == null ? "" : " for " + subject)
                         + ": the operation is not permitted");

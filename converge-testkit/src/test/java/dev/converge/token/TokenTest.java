@@ -179,4 +179,68 @@ class TokenTest {
             assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 1L);
         }
     }
+
+    /** An engine whose deliveries die right after the first token use (the send went out, nothing recorded). */
+    static Converge crashingOnceAfterUse(Harness h, String pool, java.util.function.Function<Send, String> subject,
+            TokenOperation<String> op) {
+        java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
+        Converge[] self = new Converge[1];
+        self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                .rescue(Duration.ofMillis(100))
+                .crashPlan((point, lease) -> {
+                    if (point == dev.converge.crash.CrashPoint.AFTER_TOKEN_USE && crashed.compareAndSet(false, true)) {
+                        throw new dev.converge.crash.SimulatedCrash(point);
+                    }
+                })
+                .handle(SEND, (p, ctx) -> self[0].tokens().useOnce(ctx, pool, subject.apply(p), op)));
+        return self[0];
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aTokenWhoseSettlingFailedOnceIsNeverHandedOutAgain(String kind) {
+        CountingMailbox mail = new CountingMailbox(true);
+        AtomicInteger lookups = new AtomicInteger();
+        try (Harness h = new Harness(kind)) {
+            Converge engine = crashingOnceAfterUse(h, "welcome", Send::subject, mail);
+            // the leaf's lookup fails once (a timeout): the settling job must try again, not forget the use
+            engine.tokens().resolveWith("welcome", token -> {
+                if (lookups.incrementAndGet() == 1) {
+                    throw new dev.converge.ledger.AmbiguousOutcome("smtp", "lookup timed out");
+                }
+                return mail.wasUsed(token);
+            });
+            engine.tokens().add("welcome", "t-9", "site-9");
+            long id = engine.enqueue(Job.of(SEND, new Send("site-9")).maxAttempts(1)).jobId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.job(id).orElseThrow().state() == JobState.FAILED);
+            assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 1L);
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                engine.tokens().reap(Duration.ZERO);
+                return engine.tokens().forSubject("welcome", "site-9").orElseThrow().state() != TokenState.CHECKED_OUT;
+            });
+            assertThat(engine.tokens().forSubject("welcome", "site-9").orElseThrow().state())
+                    .as("the use happened: settled as spent, never given back").isEqualTo(TokenState.SPENT);
+            engine.tokens().reap(Duration.ZERO);
+            JobRow again = run(engine, "site-9");
+            assertThat(again.state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(mail.count("t-9")).as("one send in all").isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aRetryOfASubjectlessUseGetsTheTokenItAlreadyUsedNotASecondOne(String kind) {
+        CountingMailbox mail = new CountingMailbox(true);
+        try (Harness h = new Harness(kind)) {
+            Converge engine = crashingOnceAfterUse(h, "any", p -> null, mail);
+            engine.tokens().add("any", "a-1", null);
+            engine.tokens().add("any", "a-2", null);
+            JobRow job = run(engine, "ignored");
+            assertThat(job.state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(job.attempt()).as("the first delivery died after the send").isEqualTo(2);
+            assertThat(mail.total()).as("one use in all").isEqualTo(1);
+            assertThat(engine.tokens().counts("any")).containsEntry("spent", 1L).containsEntry("available", 1L);
+        }
+    }
 }

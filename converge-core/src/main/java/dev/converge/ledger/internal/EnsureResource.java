@@ -55,7 +55,7 @@ final class EnsureResource {
             if (found.isPresent()) {
                 return adopt(ctx, e, found.get(), tag);
             }
-        } else if (e.state() == LedgerState.UNCERTAIN && type.createSafety() != RepetitionSafety.IDEMPOTENT_BY_KEY) {
+        } else if (e.state() == LedgerState.UNCERTAIN && !canResolve(type)) {
             throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
                     + " cannot be looked up", null);
         }
@@ -165,6 +165,14 @@ final class EnsureResource {
             throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + e.naturalKey() + "' (R7)");
         }
         ctx.checkLease();
+        if (!canResolve(type)) {
+            // Nothing can tell later whether this call reached the leaf: say so before sending it, so
+            // that a delivery dying mid-call leaves an uncertain entry (never created twice), not a claim.
+            if (!ops.db(c -> ops.store.markUncertain(c, e.id(), "create sent, no answer recorded", ctx.lease(),
+                    ops.now()))) {
+                throw LedgerOps.lost(ctx, "marking the create of " + type.kind() + " '" + e.naturalKey() + "' as sent");
+            }
+        }
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String idempotencyKey = "cv-" + e.id() + "-" + e.generation();
         LeafResource res;
@@ -174,8 +182,7 @@ final class EnsureResource {
             if (!ops.db(c -> ops.store.markUncertain(c, e.id(), a.getMessage(), ctx.lease(), ops.now()))) {
                 throw LedgerOps.lost(ctx, "recording an ambiguous outcome");
             }
-            boolean resolvable = type.supportsLookup() || type.createSafety() == RepetitionSafety.IDEMPOTENT_BY_KEY;
-            if (!type.createSafety().retriesAfterAmbiguity() || !resolvable) {
+            if (!type.createSafety().retriesAfterAmbiguity() || !canResolve(type)) {
                 throw unknown(ctx, e, a.getMessage(), a);
             }
             throw a; // retried: the next attempt looks (or resends the same key) before it creates
@@ -195,6 +202,11 @@ final class EnsureResource {
         }
         ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
         return ops.byId(e.id()).orElseThrow();
+    }
+
+    /** Whether an ambiguous create can be settled later: by a lookup, or by resending the same key. */
+    private static boolean canResolve(ResourceType type) {
+        return type.supportsLookup() || type.createSafety() == RepetitionSafety.IDEMPOTENT_BY_KEY;
     }
 
     private LedgerEntry existsAtLeaf(JobContext ctx, ResourceType type, LedgerEntry e, String tag, ResourceExists x) {

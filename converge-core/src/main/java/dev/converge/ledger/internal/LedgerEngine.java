@@ -45,7 +45,11 @@ public final class LedgerEngine {
                 .withRetry(RetryPolicy.attempts(10).backoff(Duration.ofSeconds(1)).cappedAt(Duration.ofMinutes(1)));
     }
 
+    static final int REAP_PAGE = 200;
+    static final int REAP_PAGES_PER_PASS = 10;
+
     private final LedgerOps ops;
+    private final java.util.concurrent.atomic.AtomicLong reapCursor = new java.util.concurrent.atomic.AtomicLong();
     private final EnsureResource ensure;
     private final TeardownEntry teardown;
     private final ResolveEntry resolve;
@@ -147,13 +151,27 @@ public final class LedgerEngine {
         return ops.byKey(kind, key);
     }
 
+    /**
+     * Schedules the resolution of stale entries, a page at a time from where the last pass stopped:
+     * entries nobody can resolve (no lookup) stay stale, and must not hide the ones behind them.
+     */
     public int reap(Duration olderThan) {
-        List<LedgerEntry> stale = ops.db(c -> ops.store.stale(c, olderThan.toMillis(), 200, ops.now()));
-        for (LedgerEntry e : stale) {
-            enqueue.apply(Job.of(resolveType, new EntryRef(e.id())).uniqueKey("ledger:resolve:" + e.id() + ":"
-                    + e.generation() + ":" + e.updatedAt().toEpochMilli()));
+        int n = 0;
+        for (int page = 0; page < REAP_PAGES_PER_PASS; page++) {
+            long after = reapCursor.get();
+            List<LedgerEntry> stale = ops.db(c -> ops.store.stale(c, olderThan.toMillis(), after, REAP_PAGE, ops.now()));
+            for (LedgerEntry e : stale) {
+                enqueue.apply(Job.of(resolveType, new EntryRef(e.id())).uniqueKey("ledger:resolve:" + e.id() + ":"
+                        + e.generation() + ":" + e.updatedAt().toEpochMilli()));
+            }
+            n += stale.size();
+            if (stale.size() < REAP_PAGE) {
+                reapCursor.set(0); // reached the end: the next pass starts over
+                break;
+            }
+            reapCursor.set(stale.get(stale.size() - 1).id());
         }
-        return stale.size();
+        return n;
     }
 
     public List<LeafResource> orphans(ResourceType type) {

@@ -82,7 +82,7 @@ public final class LedgerStore {
                 + "AND lease_expires_at > {now}");
         stale = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', 'deleting') "
                 + "AND updated_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
-                + "AND j.state IN ('running', 'available')) ORDER BY id LIMIT :limit");
+                + "AND j.state IN ('running', 'available')) AND l.id > :after ORDER BY id LIMIT :limit");
         live = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
                 + "('claimed', 'uncertain', 'confirmed', 'deleting')");
     }
@@ -164,10 +164,14 @@ public final class LedgerStore {
                 rs -> Boolean.TRUE) != null;
     }
 
-    /** Unresolved entries older than the bound whose owning job has ended (it will not come back to them). */
-    public List<LedgerEntry> stale(Connection c, long olderThanMs, int limit, Instant now) throws SQLException {
-        return stale.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).integer("limit", limit),
-                LedgerStore::entry);
+    /**
+     * Unresolved entries older than the bound whose owning job has ended (it will not come back to
+     * them), in id order after {@code afterId}: the reaper pages past entries it cannot settle.
+     */
+    public List<LedgerEntry> stale(Connection c, long olderThanMs, long afterId, int limit, Instant now)
+            throws SQLException {
+        return stale.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).bigint("after", afterId)
+                .integer("limit", limit), LedgerStore::entry);
     }
 
     /** Entries of a kind that own (or may own) a resource at the leaf. */

@@ -25,6 +25,7 @@ public final class TokenStore {
     private final Sql bySubject;
     private final Sql byId;
     private final Sql firstAvailable;
+    private final Sql ofJob;
     private final Sql checkout;
     private final Sql takeOver;
     private final Sql markUsing;
@@ -45,11 +46,16 @@ public final class TokenStore {
         byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
         firstAvailable = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
                 + "ORDER BY id LIMIT 1");
+        // what an earlier delivery of this job checked out (or spent) from a pool without subjects
+        ofJob = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
+                + "AND state IN ('checked_out', 'spent') ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
         checkout = Sql.of(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
+        // used_at survives a takeover: a use that may have happened stays recorded until the new owner
+        // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
         takeOver = Sql.of(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
-                + "checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'checked_out' "
+                + "checked_out_at = {now} WHERE id = :id AND state = 'checked_out' "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
         markUsing = Sql.of(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
         spend = Sql.of(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
@@ -68,7 +74,7 @@ public final class TokenStore {
                 + "AND lease_expires_at > {now}");
         staleUsed = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
-                + "AND j.state IN ('running', 'available')) ORDER BY id LIMIT :limit");
+                + "AND j.state IN ('running', 'available')) AND id > :after ORDER BY id LIMIT :limit");
     }
 
     public boolean add(Connection c, String pool, String token, String subject, Instant now) throws SQLException {
@@ -93,6 +99,12 @@ public final class TokenStore {
 
     public Optional<Token> firstAvailable(Connection c, String pool) throws SQLException {
         return Optional.ofNullable(firstAvailable.queryOne(c, Params.of().text("pool", pool), TokenStore::token));
+    }
+
+    /** The token of the pool a delivery of this job checked out or spent, if any. */
+    public Optional<Token> ofJob(Connection c, String pool, long jobId) throws SQLException {
+        return Optional.ofNullable(ofJob.queryOne(c, Params.of().text("pool", pool).bigint("job", jobId),
+                TokenStore::token));
     }
 
     public boolean checkout(Connection c, long id, String owner, JobLease by, Instant now) throws SQLException {
@@ -124,11 +136,13 @@ public final class TokenStore {
 
     /**
      * Tokens whose use started under an owner that ended (killed, cancelled, out of attempts):
-     * nobody will come back to them, so only asking the leaf can settle them.
+     * nobody will come back to them, so only asking the leaf can settle them. In id order after
+     * {@code afterId}: the reaper pages past tokens it cannot settle (their pool has no lookup).
      */
-    public List<Token> staleUsed(Connection c, long olderThanMs, int limit, Instant now) throws SQLException {
-        return staleUsed.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).integer("limit", limit),
-                TokenStore::token);
+    public List<Token> staleUsed(Connection c, long olderThanMs, long afterId, int limit, Instant now)
+            throws SQLException {
+        return staleUsed.query(c, Params.of().now(now).bigint("minus_ms", -olderThanMs).bigint("after", afterId)
+                .integer("limit", limit), TokenStore::token);
     }
 
     /** Counts by state; checked-out tokens whose use started count under {@code usedUnspent}. */
