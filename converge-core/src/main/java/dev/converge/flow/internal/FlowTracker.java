@@ -81,7 +81,7 @@ public final class FlowTracker implements ChainListener {
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
         String why = "flow " + flowId + " failed: " + reason;
         if (row.view().chainId() != null) {
-            chains.cancel(tx, row.view().chainId());
+            chains.cancel(tx, row.view().chainId(), why);
         }
         for (long batchId : batches.store().unfinishedInFlow(tx.connection(), flowId)) {
             batches.cancel(tx, batchId, why);
