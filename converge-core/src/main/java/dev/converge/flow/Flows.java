@@ -7,6 +7,7 @@ import dev.converge.chain.LinkSpec;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.flow.internal.FlowTracker;
+import dev.converge.lease.LeaseLost;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.internal.EngineRuntime;
@@ -135,20 +136,34 @@ public final class Flows {
     /**
      * Registers what undoes a step of the running job's flow. On failure, compensations run
      * newest first, each until it succeeds or gives up. They must be idempotent.
+     *
+     * <p>A flow that fails while this step still runs waits for it before undoing anything, so a
+     * compensation registered before or after the side effect runs after it. Refused with
+     * {@link LeaseLost} when this delivery no longer holds its job, and with
+     * {@link dev.converge.queue.JobCancelledException} when the flow has already ended: either
+     * way the step must stop (register before acting, and nothing is left behind).
      */
     public void compensateWith(JobContext ctx, Job<?> compensation) {
         long flowId = ctx.flowId().orElseThrow(() -> new IllegalStateException(
                 "job " + ctx.jobId() + " is not part of a flow: nothing to register a compensation with"));
         JobSpec spec = encoder.apply(compensation);
-        rt.store().withConnection(c -> {
+        rt.store().inTransaction(c -> {
+            tracker.admitCompensation(c, flowId);
+            if (!rt.jobs().leaseValid(c, ctx.lease(), rt.store().clock().sqlNow())) {
+                throw new LeaseLost(ctx.lease(), "registering a compensation: the job is no longer this delivery's");
+            }
             tracker.store().addCompensation(c, flowId, spec, rt.store().clock().sqlNow());
             return null;
         });
     }
 
-    /** Registers a compensation in the caller's transaction (e.g. when the flow starts). */
+    /**
+     * Registers a compensation in the caller's transaction (e.g. when the flow starts, or with
+     * the claim of what it undoes). Refused, like the other form, when the flow has ended.
+     */
     public void compensateWith(Connection c, long flowId, Job<?> compensation) {
         try {
+            tracker.admitCompensation(c, flowId);
             tracker.store().addCompensation(c, flowId, encoder.apply(compensation), rt.store().clock().sqlNow());
         } catch (SQLException e) {
             throw new StoreException("registering a compensation failed", e);

@@ -46,6 +46,8 @@ public final class FlowStore {
     private final Sql compensations;
     private final Sql cancelLooseJobs;
     private final Sql states;
+    private final Sql lockState;
+    private final Sql runningSteps;
 
     public FlowStore(Dialect d) {
         this.dialect = d;
@@ -77,6 +79,8 @@ public final class FlowStore {
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
         cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
+        lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        runningSteps = Sql.of(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
         states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
                 + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
     }
@@ -173,6 +177,23 @@ public final class FlowStore {
 
     public List<Compensation> compensations(Connection c, long flowId) throws SQLException {
         return compensations.query(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation);
+    }
+
+    /**
+     * The flow's state, its row locked until the caller's transaction ends: registering a
+     * compensation and ending a compensating flow take this lock, so neither misses the other.
+     */
+    public FlowState lockState(Connection c, long flowId) throws SQLException {
+        String s = lockState.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getString(1));
+        if (s == null) {
+            throw new IllegalStateException("flow " + flowId + " does not exist");
+        }
+        return FlowState.fromSql(s);
+    }
+
+    /** How many of the flow's steps are running now (a live lease, or an expired one not yet rescued). */
+    public long runningSteps(Connection c, long flowId) throws SQLException {
+        return runningSteps.queryOne(c, Params.of().bigint("flow_id", flowId), rs -> rs.getLong(1));
     }
 
     /** Cancels the flow's jobs that are not in a batch and have not started. */

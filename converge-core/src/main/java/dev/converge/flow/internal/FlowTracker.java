@@ -5,12 +5,15 @@ import dev.converge.chain.LinkSpec;
 import dev.converge.chain.internal.ChainListener;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
+import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.internal.FlowStore.FlowRow;
+import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Moves flows through their state machine inside the transactions that decide them. The
@@ -90,6 +93,53 @@ public final class FlowTracker implements ChainListener {
         tx.enqueue(new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + "}", null, 0,
                 Compensator.ATTEMPTS, null, "flow:" + flowId + ":compensate", null, null, null, null));
         return true;
+    }
+
+    /**
+     * What the compensating job does next. {@code run}: the next compensation (newest first);
+     * {@code waitForSteps}: a step of the flow is still running (its side effect may still
+     * happen, and it may still register what undoes it), so nothing is undone yet and the flow
+     * must not end; {@code over}: the flow has left {@code compensating} (this call may have ended
+     * it). Decided under the flow's row lock, which registering a compensation takes too.
+     */
+    public record CompensationTurn(Compensation run, boolean waitForSteps, boolean over) {
+    }
+
+    public CompensationTurn compensationTurn(FinishContext tx, long flowId) throws SQLException {
+        if (store.lockState(tx.connection(), flowId) != FlowState.COMPENSATING) {
+            return new CompensationTurn(null, false, true);
+        }
+        // steps that were running when the flow failed and came back since (lease expired and
+        // rescued, or a retry with backoff) must not start again
+        String why = "flow " + flowId + " is compensating";
+        store.cancelLooseJobs(tx.connection(), flowId, why, tx.now());
+        for (long batchId : batches.store().unfinishedInFlow(tx.connection(), flowId)) {
+            batches.cancelStragglers(tx, batchId, why);
+        }
+        if (store.runningSteps(tx.connection(), flowId) > 0) {
+            return new CompensationTurn(null, true, false);
+        }
+        Optional<Compensation> next = store.nextCompensation(tx.connection(), flowId);
+        if (next.isPresent()) {
+            return new CompensationTurn(next.get(), false, false);
+        }
+        boolean allDone = store.compensations(tx.connection(), flowId).stream()
+                .noneMatch(x -> "failed".equals(x.state()));
+        compensated(tx, flowId, allDone);
+        return new CompensationTurn(null, false, true);
+    }
+
+    /**
+     * Checks, under the flow's row lock, that a compensation may still be registered: the flow
+     * is running or compensating (then it will run). A flow that has ended would never run it,
+     * so the registering step is refused before its side effect.
+     */
+    public void admitCompensation(java.sql.Connection c, long flowId) throws SQLException {
+        FlowState state = store.lockState(c, flowId);
+        if (state != FlowState.RUNNING && state != FlowState.COMPENSATING) {
+            throw new JobCancelledException("flow " + flowId + " has already ended (" + state.sql()
+                    + "): a compensation registered now would never run, so this step must not act");
+        }
     }
 
     /** Compensation is over: report the failure (once), as failed or as needing a person. */
