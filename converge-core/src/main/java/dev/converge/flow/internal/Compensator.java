@@ -70,25 +70,32 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
                 return;
             }
             if (error == null) {
-                rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), true, null, rt.store().clock().sqlNow()));
+                fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), true, null, ctx.lease(),
+                        rt.store().clock().sqlNow())), "ending compensation " + comp.id());
                 continue;
             }
             int attempts = comp.attempts() + 1;
             if (attempts >= perCompensation.maxAttempts()) {
                 log.warn("flow {}: compensation {} ({}) gave up after {} attempts: {}", p.flowId(), comp.id(), comp.kind(),
                         attempts, error);
-                rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), false, error, rt.store().clock().sqlNow()));
+                fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), false, error, ctx.lease(),
+                        rt.store().clock().sqlNow())), "giving up compensation " + comp.id());
                 continue;
             }
-            rt.store().withConnection(c -> {
-                flows.compensationFailedAttempt(c, comp.id(), error);
-                return null;
-            });
+            fenced(ctx, rt.store().withConnection(c -> flows.compensationFailedAttempt(c, comp.id(), error, ctx.lease())),
+                    "counting a failed attempt of compensation " + comp.id());
             Duration wait = perCompensation.delayAfter(attempts);
             log.info("flow {}: compensation {} ({}) failed (attempt {}), retrying in {}ms: {}", p.flowId(), comp.id(),
                     comp.kind(), attempts, wait.toMillis(), error);
             ctx.release(wait);
             return;
+        }
+    }
+
+    /** A compensation's outcome that did not land means this delivery is stale: it stops here. */
+    private static void fenced(JobContext ctx, boolean landed, String what) {
+        if (!landed) {
+            throw new LeaseLost(ctx.lease(), what + ": the compensating job is no longer this delivery's");
         }
     }
 

@@ -5,6 +5,7 @@ import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
+import dev.converge.queue.JobLease;
 import dev.converge.store.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;
@@ -71,10 +72,13 @@ public final class FlowStore {
                 + "VALUES (:flow_id, :kind, :payload, 'pending', {now})");
         nextCompensation = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id AND state = 'pending' ORDER BY id DESC LIMIT 1");
+        // fenced by the compensating delivery's lease: a stale delivery must not spend attempts or give up
+        String fence = " AND EXISTS (SELECT 1 FROM cv_job WHERE cv_job.id = :job_id AND cv_job.epoch = :epoch "
+                + "AND cv_job.state = 'running')";
         endCompensation = Sql.of(d, "UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
-                + "finished_at = {now} WHERE id = :id AND state = 'pending'");
+                + "finished_at = {now} WHERE id = :id AND state = 'pending'" + fence);
         compensationFailedAttempt = Sql.of(d, "UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
-                + "WHERE id = :id AND state = 'pending'");
+                + "WHERE id = :id AND state = 'pending'" + fence);
         compensations = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
         cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
@@ -166,13 +170,20 @@ public final class FlowStore {
         return Optional.ofNullable(nextCompensation.queryOne(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation));
     }
 
-    public boolean endCompensation(Connection c, long id, boolean done, String error, Instant now) throws SQLException {
+    /**
+     * Ends a pending compensation, fenced by the lease of the compensating delivery; false if that
+     * delivery no longer holds its job (or the compensation was ended already): nothing changed.
+     */
+    public boolean endCompensation(Connection c, long id, boolean done, String error, JobLease by, Instant now)
+            throws SQLException {
         return endCompensation.update(c, Params.of().now(now).bigint("id", id).text("state", done ? "done" : "failed")
-                .text("error", truncate(error))) == 1;
+                .text("error", truncate(error)).bigint("job_id", by.jobId()).bigint("epoch", by.epoch())) == 1;
     }
 
-    public void compensationFailedAttempt(Connection c, long id, String error) throws SQLException {
-        compensationFailedAttempt.update(c, Params.of().bigint("id", id).text("error", truncate(error)));
+    /** Counts a failed attempt of a pending compensation, fenced like {@link #endCompensation}. */
+    public boolean compensationFailedAttempt(Connection c, long id, String error, JobLease by) throws SQLException {
+        return compensationFailedAttempt.update(c, Params.of().bigint("id", id).text("error", truncate(error))
+                .bigint("job_id", by.jobId()).bigint("epoch", by.epoch())) == 1;
     }
 
     public List<Compensation> compensations(Connection c, long flowId) throws SQLException {
