@@ -110,7 +110,10 @@ public final class Flows {
     }
 
     /**
-     * Fails running flows whose deadline passed; returns how many this call failed. A flow that
+     * Fails running flows whose deadline passed, and ends compensating flows whose compensation
+     * ran past the deadline it was given (as long again as the flow had, at least the engine's
+     * minimum) as needing attention;
+     * returns how many this call ended either way. A flow that
      * stays locked by other writers through every retry is left for the next call and does not
      * hold back the others; any other database error ends the call.
      */
@@ -128,6 +131,36 @@ public final class Flows {
                 }
                 log.warn("flow {} is past its deadline but stayed contended through {} attempts; trying again next round",
                         id, Store.VICTIM_ATTEMPTS);
+            }
+        }
+        return n + endOverdueCompensations(limit);
+    }
+
+    /**
+     * Ends compensating flows whose compensation ran past its deadline as needing attention;
+     * returns how many. Contention is handled as in {@link #failOverdue}.
+     */
+    private int endOverdueCompensations(int limit) {
+        List<Long> ids = rt.store().withConnection(c -> tracker.store().overdueCompensating(c, limit,
+                rt.store().clock().sqlNow()));
+        int n = 0;
+        for (long id : ids) {
+            try {
+                FinishContext[] tx = new FinishContext[1];
+                boolean ended = rt.store().inRetriedTransaction(c -> {
+                    tx[0] = rt.finishContext(c);
+                    return tracker.compensationOverdue(tx[0], id);
+                });
+                tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+                if (ended) {
+                    log.warn("flow {}: compensation did not finish within its deadline; the flow needs attention", id);
+                    n++;
+                }
+            } catch (StoreException e) {
+                if (!e.isRollbackVictim()) {
+                    throw e;
+                }
+                log.warn("flow {} is compensating past its deadline but stayed contended; trying again next round", id);
             }
         }
         return n;

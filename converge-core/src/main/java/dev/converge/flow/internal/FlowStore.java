@@ -48,6 +48,9 @@ public final class FlowStore {
     private final Sql cancelLooseJobs;
     private final Sql states;
     private final Sql lockState;
+    private final Sql overdueCompensating;
+    private final Sql compensationDeadline;
+    private final Sql notDone;
     private final Sql runningSteps;
 
     public FlowStore(Dialect d) {
@@ -83,6 +86,11 @@ public final class FlowStore {
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
         cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
+        overdueCompensating = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
+                + "ORDER BY deadline LIMIT :limit");
+        // a flow failed by its deadline is past it already: its compensation gets a deadline of its own
+        compensationDeadline = Sql.of(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
+        notDone = Sql.of(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
         lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
         runningSteps = Sql.of(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
         states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
@@ -200,6 +208,21 @@ public final class FlowStore {
             throw new IllegalStateException("flow " + flowId + " does not exist");
         }
         return FlowState.fromSql(s);
+    }
+
+    /** Compensating flows whose compensation deadline passed, oldest first. */
+    public List<Long> overdueCompensating(Connection c, int limit, Instant now) throws SQLException {
+        return overdueCompensating.query(c, Params.of().now(now).integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    /** Gives a flow that starts compensating a deadline of its own, {@code ms} from now. */
+    public void compensationDeadline(Connection c, long flowId, long ms, Instant now) throws SQLException {
+        compensationDeadline.update(c, Params.of().now(now).bigint("id", flowId).bigint("deadline_ms", ms));
+    }
+
+    /** How many of the flow's compensations are pending or gave up. */
+    public long compensationsNotDone(Connection c, long flowId) throws SQLException {
+        return notDone.queryOne(c, Params.of().bigint("flow_id", flowId), rs -> rs.getLong(1));
     }
 
     /** How many of the flow's steps are running now (a live lease, or an expired one not yet rescued). */

@@ -31,6 +31,7 @@ public final class FlowTracker implements ChainListener {
     private final ChainTracker chains;
     private final BatchTracker batches;
     private volatile String compensateQueue = "default";
+    private volatile long compensationAtLeastMs = java.time.Duration.ofMinutes(5).toMillis();
 
     public FlowTracker(FlowStore store, ChainTracker chains, BatchTracker batches) {
         this.store = store;
@@ -40,6 +41,10 @@ public final class FlowTracker implements ChainListener {
 
     public FlowStore store() {
         return store;
+    }
+
+    public void compensationAtLeast(java.time.Duration d) {
+        this.compensationAtLeastMs = d.toMillis();
     }
 
     public void compensateQueue(String queue) {
@@ -82,6 +87,12 @@ public final class FlowTracker implements ChainListener {
             return false;
         }
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+        if (row.view().deadline() != null) {
+            store.compensationDeadline(tx.connection(), flowId,
+                    Math.max(compensationAtLeastMs,
+                            java.time.Duration.between(row.view().createdAt(), row.view().deadline()).toMillis()),
+                    tx.now());
+        }
         String why = "flow " + flowId + " failed: " + reason;
         if (row.view().chainId() != null) {
             chains.cancel(tx, row.view().chainId(), why);
@@ -146,12 +157,38 @@ public final class FlowTracker implements ChainListener {
     public void compensated(FinishContext tx, long flowId, boolean allDone) throws SQLException {
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
         boolean attention = !allDone || row.view().attention() != null;
-        FlowState end = attention ? FlowState.NEEDS_ATTENTION : FlowState.FAILED;
         String why = !allDone ? "a compensation gave up; what it should have undone may still exist"
                 : attention ? row.view().attention() : "compensation complete";
-        if (store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())
-                && row.onFailure() != null) {
+        end(tx, row, attention ? FlowState.NEEDS_ATTENTION : FlowState.FAILED, why);
+    }
+
+    /**
+     * The watchdog found the flow still compensating past the deadline its compensation was
+     * given (a step hangs under a live lease, a compensation keeps failing): it ends
+     * {@code needs_attention}, saying what was left, and the failure is reported. The
+     * compensating job sees the flow has ended and stops. False if it was no longer compensating.
+     */
+    public boolean compensationOverdue(FinishContext tx, long flowId) throws SQLException {
+        if (store.lockState(tx.connection(), flowId) != FlowState.COMPENSATING) {
+            return false;
+        }
+        String why = "compensation did not finish within its deadline: "
+                + store.compensationsNotDone(tx.connection(), flowId) + " compensation(s) not done, "
+                + store.runningSteps(tx.connection(), flowId) + " step(s) still running; "
+                + "what they should have undone may still exist";
+        store.flagAttention(tx.connection(), flowId, why, tx.now());
+        return end(tx, store.get(tx.connection(), flowId).orElseThrow(), FlowState.NEEDS_ATTENTION, why);
+    }
+
+    /** The one way out of compensating: the end state, its reason, then the failure report (once). */
+    private boolean end(FinishContext tx, FlowRow row, FlowState end, String why) throws SQLException {
+        long flowId = row.view().id();
+        if (!store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())) {
+            return false;
+        }
+        if (row.onFailure() != null) {
             tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed"));
         }
+        return true;
     }
 }
