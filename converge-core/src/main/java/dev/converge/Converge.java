@@ -308,6 +308,7 @@ public final class Converge implements AutoCloseable {
         Duration reaper;
         Duration reapOlderThan = Duration.ofMinutes(5);
         final ResourceTypes resources = new ResourceTypes();
+        Duration compensationAtLeast = Duration.ofMinutes(5);
         RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
                 .cappedAt(Duration.ofMinutes(1));
         String nodeId = defaultNodeId();
@@ -462,6 +463,19 @@ public final class Converge implements AutoCloseable {
         /** How each compensation of a failed flow is retried before it gives up (default 8 attempts, 1s..1min). */
         public Builder compensationRetry(RetryPolicy policy) {
             this.compensationRetry = Objects.requireNonNull(policy);
+            return this;
+        }
+
+        /**
+         * How long a failed flow with a deadline may compensate before the watchdog ends it
+         * {@code needs_attention}: as long again as its deadline allowed, but at least this
+         * (default 5 minutes), so that a short deadline leaves compensation time to run.
+         */
+        public Builder compensationDeadlineAtLeast(Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("the compensation deadline must be positive");
+            }
+            this.compensationAtLeast = d;
             return this;
         }
 

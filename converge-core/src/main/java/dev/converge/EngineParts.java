@@ -50,6 +50,7 @@ final class EngineParts {
         batchTracker.wire(chainTracker);
         chainTracker.wire(flowTracker);
         flowTracker.compensateQueue(b.systemQueue);
+        flowTracker.compensationAtLeast(b.compensationAtLeast);
         FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
 
         LedgerEngine[] ledgerEngine = new LedgerEngine[1]; // its handlers are registered before it can be built

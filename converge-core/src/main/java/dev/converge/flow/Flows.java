@@ -7,6 +7,7 @@ import dev.converge.chain.LinkSpec;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.flow.internal.FlowTracker;
+import dev.converge.lease.LeaseLost;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.internal.EngineRuntime;
@@ -109,7 +110,10 @@ public final class Flows {
     }
 
     /**
-     * Fails running flows whose deadline passed; returns how many this call failed. A flow that
+     * Fails running flows whose deadline passed, and ends compensating flows whose compensation
+     * ran past the deadline it was given (as long again as the flow had, at least the engine's
+     * minimum) as needing attention;
+     * returns how many this call ended either way. A flow that
      * stays locked by other writers through every retry is left for the next call and does not
      * hold back the others; any other database error ends the call.
      */
@@ -129,26 +133,70 @@ public final class Flows {
                         id, Store.VICTIM_ATTEMPTS);
             }
         }
+        return n + endOverdueCompensations(limit);
+    }
+
+    /**
+     * Ends compensating flows whose compensation ran past its deadline as needing attention;
+     * returns how many. Contention is handled as in {@link #failOverdue}.
+     */
+    private int endOverdueCompensations(int limit) {
+        List<Long> ids = rt.store().withConnection(c -> tracker.store().overdueCompensating(c, limit,
+                rt.store().clock().sqlNow()));
+        int n = 0;
+        for (long id : ids) {
+            try {
+                FinishContext[] tx = new FinishContext[1];
+                boolean ended = rt.store().inRetriedTransaction(c -> {
+                    tx[0] = rt.finishContext(c);
+                    return tracker.compensationOverdue(tx[0], id);
+                });
+                tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+                if (ended) {
+                    log.warn("flow {}: compensation did not finish within its deadline; the flow needs attention", id);
+                    n++;
+                }
+            } catch (StoreException e) {
+                if (!e.isRollbackVictim()) {
+                    throw e;
+                }
+                log.warn("flow {} is compensating past its deadline but stayed contended; trying again next round", id);
+            }
+        }
         return n;
     }
 
     /**
      * Registers what undoes a step of the running job's flow. On failure, compensations run
      * newest first, each until it succeeds or gives up. They must be idempotent.
+     *
+     * <p>A flow that fails while this step still runs waits for it before undoing anything, so a
+     * compensation registered before or after the side effect runs after it. Refused with
+     * {@link LeaseLost} when this delivery no longer holds its job, and with
+     * {@link dev.converge.queue.JobCancelledException} when the flow has already ended: either
+     * way the step must stop (register before acting, and nothing is left behind).
      */
     public void compensateWith(JobContext ctx, Job<?> compensation) {
         long flowId = ctx.flowId().orElseThrow(() -> new IllegalStateException(
                 "job " + ctx.jobId() + " is not part of a flow: nothing to register a compensation with"));
         JobSpec spec = encoder.apply(compensation);
-        rt.store().withConnection(c -> {
+        rt.store().inTransaction(c -> {
+            tracker.admitCompensation(c, flowId);
+            if (!rt.jobs().leaseValid(c, ctx.lease(), rt.store().clock().sqlNow())) {
+                throw new LeaseLost(ctx.lease(), "registering a compensation: the job is no longer this delivery's");
+            }
             tracker.store().addCompensation(c, flowId, spec, rt.store().clock().sqlNow());
             return null;
         });
     }
 
-    /** Registers a compensation in the caller's transaction (e.g. when the flow starts). */
+    /**
+     * Registers a compensation in the caller's transaction (e.g. when the flow starts, or with
+     * the claim of what it undoes). Refused, like the other form, when the flow has ended.
+     */
     public void compensateWith(Connection c, long flowId, Job<?> compensation) {
         try {
+            tracker.admitCompensation(c, flowId);
             tracker.store().addCompensation(c, flowId, encoder.apply(compensation), rt.store().clock().sqlNow());
         } catch (SQLException e) {
             throw new StoreException("registering a compensation failed", e);

@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>H2 locks every row a {@code SELECT ... FOR UPDATE} reads and re-runs IN-subqueries row by
  * row, so a single statement cost as much as the queue was long (quadratic over a drain, and a
  * concurrent fetch found the whole queue locked). There the due ids are read first without
- * locks, in index order, stopping after n; then an UPDATE takes those still available, re-checked
+ * locks, in index order, stopping after n; then an UPDATE takes those still available and due, re-checked
  * under each row's lock: a row another fetch took meanwhile is simply not taken again.
  */
 final class LeaseStatement {
@@ -79,6 +79,8 @@ final class LeaseStatement {
         for (int i = 0; i < count; i++) {
             in.append(i == 0 ? ":id" : ", :id").append(i);
         }
-        return Sql.of(dialect, SET + "state = 'available' AND id IN (" + in + ")");
+        // re-checks under each row's lock both that it is still available and still due: a job
+        // released with a backoff between the read and this update must not run early
+        return Sql.of(dialect, SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.converge.Converge;
 import dev.converge.batch.Batch;
 import dev.converge.queue.Job;
+import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
@@ -128,6 +129,31 @@ class FlowTest {
             assertThat(v.state()).isEqualTo(FlowState.NEEDS_ATTENTION);
             assertThat(engine.flows().compensations(run.flowId())).extracting(Compensation::state)
                     .containsExactlyInAnyOrder("done", "done", "failed");
+        }
+    }
+
+    static final JobType<Step> GIVES_UP = JobType.of("flow-test.gives-up", Step.class);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aLinkThatEndsCancelledEndsItsFlow(String kind) {
+        try (Harness h = new Harness(kind)) {
+            Converge e = h.engine(b -> b.queue("default", 2)
+                    .handle(GIVES_UP, (p, ctx) -> {
+                        throw new JobCancelledException("the order behind " + p.subject() + " was withdrawn");
+                    })
+                    .handle(STEP, (p, ctx) -> log.add("do:" + p.name()))
+                    .handle(REPORT, (p, ctx) -> log.add("report:" + p.name())));
+            FlowRun run = e.flows().start(Flow.of("cancelled-link", "site-5")
+                    .step(Job.of(GIVES_UP, new Step("site-5", "first")))
+                    .step(Job.of(STEP, new Step("site-5", "second")))
+                    .onFailure(Job.of(REPORT, new Step("site-5", "failed"))));
+            // no deadline: nothing but the cancelled link itself can end this flow
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(e.flows().get(run.flowId())
+                    .orElseThrow().state()).as("state of a flow whose link ended cancelled").isEqualTo(FlowState.FAILED));
+            assertThat(e.flows().get(run.flowId()).orElseThrow().failureReason()).contains("cancelled");
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("report:failed"));
+            assertThat(log).doesNotContain("do:second");
         }
     }
 }

@@ -87,6 +87,18 @@ public final class BatchTracker {
         return true;
     }
 
+    /**
+     * Cancels the jobs of an already cancelled batch that are available again: they were running
+     * when it was cancelled and then came back (lease expired and rescued, or a retry with backoff).
+     */
+    public void cancelStragglers(FinishContext tx, long batchId, String reason) throws SQLException {
+        int n = tx.jobs().cancelAvailableInBatch(tx.connection(), batchId, reason, tx.now());
+        if (n > 0) {
+            store.count(tx.connection(), batchId, 0, 0, n);
+            maybeFinish(tx, store.get(tx.connection(), batchId));
+        }
+    }
+
     private void maybeFinish(FinishContext tx, BatchRow row) throws SQLException {
         var p = row.progress();
         if (p.pending() > 0 || p.finishedAt() != null) {

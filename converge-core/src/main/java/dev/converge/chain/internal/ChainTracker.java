@@ -52,7 +52,7 @@ public final class ChainTracker implements LinkListener {
         } else if (state == JobState.FAILED) {
             linkFailed(tx, chainId, pos, "link " + pos + " failed for good: " + firstLine(error));
         } else {
-            cancel(tx, chainId);
+            cancel(tx, chainId, "link " + pos + " ended cancelled: " + firstLine(error));
         }
     }
 
@@ -89,12 +89,21 @@ public final class ChainTracker implements LinkListener {
         }
     }
 
-    /** Ends a running chain as cancelled (its flow is failing for another reason); runs {@code finally}. */
-    public boolean cancel(FinishContext tx, long chainId) throws SQLException {
+    /**
+     * Ends a running chain as cancelled and runs {@code finally}. Its flow is told, as of a failed
+     * link: a flow whose chain ended can make no more progress, and one without a deadline would
+     * otherwise stay running for ever. When the flow is what cancelled the chain (it is failing
+     * already), telling it again changes nothing.
+     */
+    public boolean cancel(FinishContext tx, long chainId, String reason) throws SQLException {
         if (!store.end(tx.connection(), chainId, ChainState.CANCELLED, tx.now())) {
             return false;
         }
-        fireFinally(tx, store.get(tx.connection(), chainId));
+        ChainRow chain = store.get(tx.connection(), chainId);
+        fireFinally(tx, chain);
+        if (chain.progress().flowId() != null && flows != null) {
+            flows.chainFailed(tx, chain.progress().flowId(), reason);
+        }
         return true;
     }
 

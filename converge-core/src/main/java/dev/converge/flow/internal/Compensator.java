@@ -11,7 +11,6 @@ import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
 import dev.converge.queue.internal.HandlerRegistry;
 import java.time.Duration;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +25,8 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
     private static final Logger log = LoggerFactory.getLogger(Compensator.class);
     /** The compensating job's own attempts: each retry of a compensation uses one. */
     static final int ATTEMPTS = 100_000;
+    /** How often a compensation waiting for the flow's running steps looks again. */
+    static final Duration STEP_WAIT = Duration.ofMillis(200);
 
     /** The payload of the compensating job. */
     public record CompensateFlow(long flowId) {
@@ -45,20 +46,23 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
         FlowStore flows = tracker.store();
         while (true) {
             ctx.checkLease();
-            Optional<Compensation> next = rt.store().withConnection(c -> flows.nextCompensation(c, p.flowId()));
-            if (next.isEmpty()) {
-                boolean allDone = rt.store().withConnection(c -> flows.compensations(c, p.flowId())).stream()
-                        .noneMatch(x -> "failed".equals(x.state()));
-                FinishContext[] tx = new FinishContext[1];
-                rt.store().inTransaction(c -> {
-                    tx[0] = rt.finishContext(c);
-                    tracker.compensated(tx[0], p.flowId(), allDone);
-                    return null;
-                });
-                tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+            FinishContext[] tx = new FinishContext[1];
+            FlowTracker.CompensationTurn turn = rt.store().inRetriedTransaction(c -> {
+                tx[0] = rt.finishContext(c);
+                return tracker.compensationTurn(tx[0], p.flowId());
+            });
+            tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+            if (turn.over()) {
                 return;
             }
-            Compensation comp = next.get();
+            if (turn.waitForSteps()) {
+                // a step still runs: undoing now could come before its side effect, and what it
+                // registers later would never run. Waiting is not failing: no attempt is spent.
+                log.debug("flow {}: waiting for its running steps before compensating", p.flowId());
+                ((DeliveryInternals) ctx).postpone(STEP_WAIT);
+                return;
+            }
+            Compensation comp = turn.run();
             ForwardingContext inner = new ForwardingContext(ctx);
             String error = run(rt, comp, inner);
             if (error == null && inner.releasedFor() != null) {
@@ -66,25 +70,32 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
                 return;
             }
             if (error == null) {
-                rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), true, null, rt.store().clock().sqlNow()));
+                fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), true, null, ctx.lease(),
+                        rt.store().clock().sqlNow())), "ending compensation " + comp.id());
                 continue;
             }
             int attempts = comp.attempts() + 1;
             if (attempts >= perCompensation.maxAttempts()) {
                 log.warn("flow {}: compensation {} ({}) gave up after {} attempts: {}", p.flowId(), comp.id(), comp.kind(),
                         attempts, error);
-                rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), false, error, rt.store().clock().sqlNow()));
+                fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), false, error, ctx.lease(),
+                        rt.store().clock().sqlNow())), "giving up compensation " + comp.id());
                 continue;
             }
-            rt.store().withConnection(c -> {
-                flows.compensationFailedAttempt(c, comp.id(), error);
-                return null;
-            });
+            fenced(ctx, rt.store().withConnection(c -> flows.compensationFailedAttempt(c, comp.id(), error, ctx.lease())),
+                    "counting a failed attempt of compensation " + comp.id());
             Duration wait = perCompensation.delayAfter(attempts);
             log.info("flow {}: compensation {} ({}) failed (attempt {}), retrying in {}ms: {}", p.flowId(), comp.id(),
                     comp.kind(), attempts, wait.toMillis(), error);
             ctx.release(wait);
             return;
+        }
+    }
+
+    /** A compensation's outcome that did not land means this delivery is stale: it stops here. */
+    private static void fenced(JobContext ctx, boolean landed, String what) {
+        if (!landed) {
+            throw new LeaseLost(ctx.lease(), what + ": the compensating job is no longer this delivery's");
         }
     }
 

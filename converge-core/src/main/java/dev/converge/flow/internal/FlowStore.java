@@ -5,6 +5,7 @@ import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
+import dev.converge.queue.JobLease;
 import dev.converge.store.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;
@@ -46,6 +47,11 @@ public final class FlowStore {
     private final Sql compensations;
     private final Sql cancelLooseJobs;
     private final Sql states;
+    private final Sql lockState;
+    private final Sql overdueCompensating;
+    private final Sql compensationDeadline;
+    private final Sql notDone;
+    private final Sql runningSteps;
 
     public FlowStore(Dialect d) {
         this.dialect = d;
@@ -69,14 +75,24 @@ public final class FlowStore {
                 + "VALUES (:flow_id, :kind, :payload, 'pending', {now})");
         nextCompensation = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id AND state = 'pending' ORDER BY id DESC LIMIT 1");
+        // fenced by the compensating delivery's lease: a stale delivery must not spend attempts or give up
+        String fence = " AND EXISTS (SELECT 1 FROM cv_job WHERE cv_job.id = :job_id AND cv_job.epoch = :epoch "
+                + "AND cv_job.state = 'running')";
         endCompensation = Sql.of(d, "UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
-                + "finished_at = {now} WHERE id = :id AND state = 'pending'");
+                + "finished_at = {now} WHERE id = :id AND state = 'pending'" + fence);
         compensationFailedAttempt = Sql.of(d, "UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
-                + "WHERE id = :id AND state = 'pending'");
+                + "WHERE id = :id AND state = 'pending'" + fence);
         compensations = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
         cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
+        overdueCompensating = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
+                + "ORDER BY deadline LIMIT :limit");
+        // a flow failed by its deadline is past it already: its compensation gets a deadline of its own
+        compensationDeadline = Sql.of(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
+        notDone = Sql.of(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
+        lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        runningSteps = Sql.of(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
         states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
                 + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
     }
@@ -162,17 +178,56 @@ public final class FlowStore {
         return Optional.ofNullable(nextCompensation.queryOne(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation));
     }
 
-    public boolean endCompensation(Connection c, long id, boolean done, String error, Instant now) throws SQLException {
+    /**
+     * Ends a pending compensation, fenced by the lease of the compensating delivery; false if that
+     * delivery no longer holds its job (or the compensation was ended already): nothing changed.
+     */
+    public boolean endCompensation(Connection c, long id, boolean done, String error, JobLease by, Instant now)
+            throws SQLException {
         return endCompensation.update(c, Params.of().now(now).bigint("id", id).text("state", done ? "done" : "failed")
-                .text("error", truncate(error))) == 1;
+                .text("error", truncate(error)).bigint("job_id", by.jobId()).bigint("epoch", by.epoch())) == 1;
     }
 
-    public void compensationFailedAttempt(Connection c, long id, String error) throws SQLException {
-        compensationFailedAttempt.update(c, Params.of().bigint("id", id).text("error", truncate(error)));
+    /** Counts a failed attempt of a pending compensation, fenced like {@link #endCompensation}. */
+    public boolean compensationFailedAttempt(Connection c, long id, String error, JobLease by) throws SQLException {
+        return compensationFailedAttempt.update(c, Params.of().bigint("id", id).text("error", truncate(error))
+                .bigint("job_id", by.jobId()).bigint("epoch", by.epoch())) == 1;
     }
 
     public List<Compensation> compensations(Connection c, long flowId) throws SQLException {
         return compensations.query(c, Params.of().bigint("flow_id", flowId), FlowStore::compensation);
+    }
+
+    /**
+     * The flow's state, its row locked until the caller's transaction ends: registering a
+     * compensation and ending a compensating flow take this lock, so neither misses the other.
+     */
+    public FlowState lockState(Connection c, long flowId) throws SQLException {
+        String s = lockState.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getString(1));
+        if (s == null) {
+            throw new IllegalStateException("flow " + flowId + " does not exist");
+        }
+        return FlowState.fromSql(s);
+    }
+
+    /** Compensating flows whose compensation deadline passed, oldest first. */
+    public List<Long> overdueCompensating(Connection c, int limit, Instant now) throws SQLException {
+        return overdueCompensating.query(c, Params.of().now(now).integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    /** Gives a flow that starts compensating a deadline of its own, {@code ms} from now. */
+    public void compensationDeadline(Connection c, long flowId, long ms, Instant now) throws SQLException {
+        compensationDeadline.update(c, Params.of().now(now).bigint("id", flowId).bigint("deadline_ms", ms));
+    }
+
+    /** How many of the flow's compensations are pending or gave up. */
+    public long compensationsNotDone(Connection c, long flowId) throws SQLException {
+        return notDone.queryOne(c, Params.of().bigint("flow_id", flowId), rs -> rs.getLong(1));
+    }
+
+    /** How many of the flow's steps are running now (a live lease, or an expired one not yet rescued). */
+    public long runningSteps(Connection c, long flowId) throws SQLException {
+        return runningSteps.queryOne(c, Params.of().bigint("flow_id", flowId), rs -> rs.getLong(1));
     }
 
     /** Cancels the flow's jobs that are not in a batch and have not started. */

@@ -5,12 +5,15 @@ import dev.converge.chain.LinkSpec;
 import dev.converge.chain.internal.ChainListener;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
+import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.internal.FlowStore.FlowRow;
+import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Moves flows through their state machine inside the transactions that decide them. The
@@ -28,6 +31,7 @@ public final class FlowTracker implements ChainListener {
     private final ChainTracker chains;
     private final BatchTracker batches;
     private volatile String compensateQueue = "default";
+    private volatile long compensationAtLeastMs = java.time.Duration.ofMinutes(5).toMillis();
 
     public FlowTracker(FlowStore store, ChainTracker chains, BatchTracker batches) {
         this.store = store;
@@ -37,6 +41,10 @@ public final class FlowTracker implements ChainListener {
 
     public FlowStore store() {
         return store;
+    }
+
+    public void compensationAtLeast(java.time.Duration d) {
+        this.compensationAtLeastMs = d.toMillis();
     }
 
     public void compensateQueue(String queue) {
@@ -79,9 +87,15 @@ public final class FlowTracker implements ChainListener {
             return false;
         }
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+        if (row.view().deadline() != null) {
+            store.compensationDeadline(tx.connection(), flowId,
+                    Math.max(compensationAtLeastMs,
+                            java.time.Duration.between(row.view().createdAt(), row.view().deadline()).toMillis()),
+                    tx.now());
+        }
         String why = "flow " + flowId + " failed: " + reason;
         if (row.view().chainId() != null) {
-            chains.cancel(tx, row.view().chainId());
+            chains.cancel(tx, row.view().chainId(), why);
         }
         for (long batchId : batches.store().unfinishedInFlow(tx.connection(), flowId)) {
             batches.cancel(tx, batchId, why);
@@ -92,16 +106,89 @@ public final class FlowTracker implements ChainListener {
         return true;
     }
 
+    /**
+     * What the compensating job does next. {@code run}: the next compensation (newest first);
+     * {@code waitForSteps}: a step of the flow is still running (its side effect may still
+     * happen, and it may still register what undoes it), so nothing is undone yet and the flow
+     * must not end; {@code over}: the flow has left {@code compensating} (this call may have ended
+     * it). Decided under the flow's row lock, which registering a compensation takes too.
+     */
+    public record CompensationTurn(Compensation run, boolean waitForSteps, boolean over) {
+    }
+
+    public CompensationTurn compensationTurn(FinishContext tx, long flowId) throws SQLException {
+        if (store.lockState(tx.connection(), flowId) != FlowState.COMPENSATING) {
+            return new CompensationTurn(null, false, true);
+        }
+        // steps that were running when the flow failed and came back since (lease expired and
+        // rescued, or a retry with backoff) must not start again
+        String why = "flow " + flowId + " is compensating";
+        store.cancelLooseJobs(tx.connection(), flowId, why, tx.now());
+        for (long batchId : batches.store().unfinishedInFlow(tx.connection(), flowId)) {
+            batches.cancelStragglers(tx, batchId, why);
+        }
+        if (store.runningSteps(tx.connection(), flowId) > 0) {
+            return new CompensationTurn(null, true, false);
+        }
+        Optional<Compensation> next = store.nextCompensation(tx.connection(), flowId);
+        if (next.isPresent()) {
+            return new CompensationTurn(next.get(), false, false);
+        }
+        boolean allDone = store.compensations(tx.connection(), flowId).stream()
+                .noneMatch(x -> "failed".equals(x.state()));
+        compensated(tx, flowId, allDone);
+        return new CompensationTurn(null, false, true);
+    }
+
+    /**
+     * Checks, under the flow's row lock, that a compensation may still be registered: the flow
+     * is running or compensating (then it will run). A flow that has ended would never run it,
+     * so the registering step is refused before its side effect.
+     */
+    public void admitCompensation(java.sql.Connection c, long flowId) throws SQLException {
+        FlowState state = store.lockState(c, flowId);
+        if (state != FlowState.RUNNING && state != FlowState.COMPENSATING) {
+            throw new JobCancelledException("flow " + flowId + " has already ended (" + state.sql()
+                    + "): a compensation registered now would never run, so this step must not act");
+        }
+    }
+
     /** Compensation is over: report the failure (once), as failed or as needing a person. */
     public void compensated(FinishContext tx, long flowId, boolean allDone) throws SQLException {
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
         boolean attention = !allDone || row.view().attention() != null;
-        FlowState end = attention ? FlowState.NEEDS_ATTENTION : FlowState.FAILED;
         String why = !allDone ? "a compensation gave up; what it should have undone may still exist"
                 : attention ? row.view().attention() : "compensation complete";
-        if (store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())
-                && row.onFailure() != null) {
+        end(tx, row, attention ? FlowState.NEEDS_ATTENTION : FlowState.FAILED, why);
+    }
+
+    /**
+     * The watchdog found the flow still compensating past the deadline its compensation was
+     * given (a step hangs under a live lease, a compensation keeps failing): it ends
+     * {@code needs_attention}, saying what was left, and the failure is reported. The
+     * compensating job sees the flow has ended and stops. False if it was no longer compensating.
+     */
+    public boolean compensationOverdue(FinishContext tx, long flowId) throws SQLException {
+        if (store.lockState(tx.connection(), flowId) != FlowState.COMPENSATING) {
+            return false;
+        }
+        String why = "compensation did not finish within its deadline: "
+                + store.compensationsNotDone(tx.connection(), flowId) + " compensation(s) not done, "
+                + store.runningSteps(tx.connection(), flowId) + " step(s) still running; "
+                + "what they should have undone may still exist";
+        store.flagAttention(tx.connection(), flowId, why, tx.now());
+        return end(tx, store.get(tx.connection(), flowId).orElseThrow(), FlowState.NEEDS_ATTENTION, why);
+    }
+
+    /** The one way out of compensating: the end state, its reason, then the failure report (once). */
+    private boolean end(FinishContext tx, FlowRow row, FlowState end, String why) throws SQLException {
+        long flowId = row.view().id();
+        if (!store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())) {
+            return false;
+        }
+        if (row.onFailure() != null) {
             tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed"));
         }
+        return true;
     }
 }

@@ -76,6 +76,11 @@ final class ForwardingContext implements JobContext, DeliveryInternals {
     }
 
     @Override
+    public void postpone(Duration delay) {
+        released = delay;
+    }
+
+    @Override
     public EngineRuntime runtime() {
         return ((DeliveryInternals) outer).runtime();
     }

@@ -27,6 +27,8 @@ final class Completer implements AutoCloseable {
      * rows, and each batch updates them in id order, so these transactions cannot deadlock.
      */
     static final int STANDALONE_COMMITTERS = 2;
+    /** Failed recordings of one outcome, with the database answering, before the job is parked. */
+    static final int POISON_ATTEMPTS = 5;
 
     record Pending(RunningJob r, Outcome outcome) {
     }
@@ -70,7 +72,7 @@ final class Completer implements AutoCloseable {
                 }
                 batch.add(first);
                 queue.drainTo(batch, MAX_BATCH - 1);
-                if (!apply(batch)) {
+                if (apply(batch) != null) {
                     // one bad row must not hold the others back: go one by one
                     for (Pending p : batch) {
                         applyOneWithRetry(p);
@@ -85,8 +87,8 @@ final class Completer implements AutoCloseable {
         }
     }
 
-    /** Applies a batch in one transaction; false if the transaction failed (nothing applied). */
-    private boolean apply(List<Pending> batch) {
+    /** Applies a batch in one transaction; null, or why the transaction failed (nothing applied). */
+    private RuntimeException apply(List<Pending> batch) {
         List<Completion> items = new ArrayList<>(batch.size());
         for (Pending p : batch) {
             HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
@@ -104,7 +106,7 @@ final class Completer implements AutoCloseable {
             if (down.compareAndSet(false, true)) {
                 log.warn("cannot record {} job outcome(s) ({}); holding them and retrying", batch.size(), e.getMessage());
             }
-            return false;
+            return e;
         }
         if (down.compareAndSet(true, false)) {
             log.info("job outcomes are being recorded again");
@@ -113,13 +115,23 @@ final class Completer implements AutoCloseable {
         for (int i = 0; i < batch.size(); i++) {
             settle(batch.get(i), items.get(i), applied[i]);
         }
-        return true;
+        return null;
     }
 
+    /**
+     * Records one outcome, retrying while the database is away (then the heartbeat cannot extend
+     * the lease either, and the outcome is given up when the lease runs out). While the database
+     * answers, the heartbeat keeps the lease alive, so an outcome whose recording always fails
+     * (a finish hook that throws for this job) would block this thread, and every batch, chain
+     * and flow completion behind it, for good: after {@value #POISON_ATTEMPTS} failures with the
+     * database answering, the job is parked as failed with the error, and the thread moves on.
+     */
     private void applyOneWithRetry(Pending p) {
         long backoff = 50;
+        int failures = 0;
         while (true) {
-            if (apply(List.of(p))) {
+            RuntimeException error = apply(List.of(p));
+            if (error == null) {
                 return;
             }
             if (p.r().leaseExpiredLocally()) {
@@ -127,6 +139,10 @@ final class Completer implements AutoCloseable {
                 log.warn("job {}: gave up recording its outcome after its lease ran out; it will be redelivered",
                         p.r().job.lease());
                 rt.forget(p.r());
+                return;
+            }
+            if (++failures >= POISON_ATTEMPTS && databaseAnswers()) {
+                park(p, error);
                 return;
             }
             try {
@@ -139,6 +155,41 @@ final class Completer implements AutoCloseable {
             }
             backoff = Math.min(2000, backoff * 2);
         }
+    }
+
+    private boolean databaseAnswers() {
+        try {
+            rt.store.withConnection(rt.jobs::databaseNow);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Fails the job without its hooks, keeping why its outcome could not be recorded; fenced like any outcome. */
+    private void park(Pending p, RuntimeException cause) {
+        RunningJob r = p.r();
+        String error = "its outcome (" + p.outcome() + ") could not be recorded; parked as failed without telling its "
+                + "batch, chain or flow: " + EngineRuntime.describe(cause);
+        try {
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.JobStore.Finish(
+                    r.job.lease(), JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
+            if (landed) {
+                rt.counters.failed.increment();
+                log.warn("job {} ({}): recording its outcome failed {} times while the database answered ({}); "
+                        + "parked as failed with that error", r.job.lease(), r.job.kind(), POISON_ATTEMPTS,
+                        cause.getMessage());
+            } else {
+                rt.counters.leaseLost.increment();
+                log.warn("job {} ({}): its outcome could not be recorded, and its lease has moved on", r.job.lease(),
+                        r.job.kind());
+            }
+        } catch (RuntimeException e) {
+            rt.counters.abandoned.increment();
+            log.warn("job {} ({}): neither its outcome nor its parking could be recorded ({}); it will be redelivered "
+                    + "when its lease runs out", r.job.lease(), r.job.kind(), e.getMessage());
+        }
+        rt.forget(r);
     }
 
     private void settle(Pending p, Completion item, boolean applied) {

@@ -11,6 +11,7 @@ final class DefaultJobContext implements JobContext, DeliveryInternals {
     private final EngineRuntime rt;
     private final RunningJob r;
     private volatile Duration releaseDelay;
+    private volatile boolean refund;
 
     DefaultJobContext(EngineRuntime rt, RunningJob r) {
         this.rt = rt;
@@ -83,6 +84,16 @@ final class DefaultJobContext implements JobContext, DeliveryInternals {
             throw new IllegalArgumentException("release delay must not be negative");
         }
         releaseDelay = delay;
+    }
+
+    @Override
+    public void postpone(Duration delay) {
+        release(delay);
+        refund = true;
+    }
+
+    boolean refund() {
+        return refund;
     }
 
     Duration releaseDelay() {

@@ -10,4 +10,10 @@ public interface DeliveryInternals {
     EngineRuntime runtime();
 
     LeasedJob job();
+
+    /**
+     * Like {@code release}, but the delivery does not count as an attempt: the job is waiting on
+     * something else (the engine's own compensation waiting for a live step), not failing.
+     */
+    void postpone(java.time.Duration delay);
 }

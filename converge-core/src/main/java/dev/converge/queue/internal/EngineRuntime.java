@@ -154,7 +154,7 @@ public final class EngineRuntime {
             if (r.timedOut) {
                 return new Outcome.Failed("timed out after " + timeout.toMillis() + "ms", true);
             }
-            return ctx.releaseDelay() != null ? new Outcome.Released(ctx.releaseDelay().toMillis(), false) : Outcome.SUCCEEDED;
+            return ctx.releaseDelay() != null ? new Outcome.Released(ctx.releaseDelay().toMillis(), ctx.refund()) : Outcome.SUCCEEDED;
         } catch (SimulatedCrash crash) {
             throw crash;
         } catch (LeaseLost e) {

@@ -1,5 +1,7 @@
 package dev.converge.queue.internal;
 
+import dev.converge.queue.JobState;
+import dev.converge.queue.JobStore;
 import dev.converge.queue.LeasedJob;
 import dev.converge.queue.RetryPolicy;
 import java.util.ArrayList;
@@ -39,37 +41,100 @@ final class Rescuer implements AutoCloseable {
         try {
             rescueOnce();
         } catch (RuntimeException e) {
-            log.debug("rescue pass failed: {}", e.getMessage());
+            log.warn("rescue pass failed: {}", e.getMessage());
         }
     }
 
-    /** One pass; returns how many expired deliveries it settled. */
+    /**
+     * One pass; returns how many expired deliveries it settled. The expired jobs are settled in
+     * one transaction; if that fails, one by one, so that a row whose settling always fails (a
+     * finish hook that throws for it) cannot roll back the whole pass on every node, pass after
+     * pass: that row is parked as failed with its error, visibly, and the others are rescued.
+     */
     int rescueOnce() {
-        int[] n = new int[1];
+        try {
+            return rescueTogether();
+        } catch (RuntimeException e) {
+            log.warn("rescue pass failed as a whole ({}); settling the expired jobs one by one", e.getMessage());
+            return rescueOneByOne();
+        }
+    }
+
+    private int rescueTogether() {
         List<String> wake = new ArrayList<>();
-        rt.store.inTransaction(c -> {
+        int n = rt.store.inTransaction(c -> {
             FinishContext tx = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
-            List<LeasedJob> expired = rt.jobs.expiredLeases(c, 500, tx.now());
-            List<Completion> items = new ArrayList<>(expired.size());
-            for (LeasedJob job : expired) {
-                // redelivered at once; only a job with no attempts left fails here
-                items.add(new Completion(job, new Outcome.Expired(EXPIRED), RetryPolicy.never()));
-            }
-            boolean[] applied = rt.finisher.apply(tx, items);
-            for (int i = 0; i < applied.length; i++) {
-                if (applied[i]) {
-                    n[0]++;
-                    wake.add(expired.get(i).queue());
-                    log.info("job {} ({}): {}; {}", expired.get(i).lease(), expired.get(i).kind(), EXPIRED,
-                            expired.get(i).attemptsLeft() ? "put back for redelivery" : "that was its last attempt");
+            int settled = settle(tx, rt.jobs.expiredLeases(c, 500, tx.now()), wake);
+            wake.addAll(tx.queuesToWake());
+            return settled;
+        });
+        rt.counters.rescued.add(n);
+        wake.forEach(rt.wakeup::signal);
+        return n;
+    }
+
+    private int rescueOneByOne() {
+        List<LeasedJob> expired = rt.store.withConnection(c -> rt.jobs.expiredLeases(c, 500, rt.store.clock().sqlNow()));
+        int n = 0;
+        for (LeasedJob job : expired) {
+            List<String> wake = new ArrayList<>();
+            try {
+                n += rt.store.inRetriedTransaction(c -> {
+                    wake.clear();
+                    FinishContext tx = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+                    int settled = settle(tx, List.of(job), wake);
+                    wake.addAll(tx.queuesToWake());
+                    return settled;
+                });
+                wake.forEach(rt.wakeup::signal);
+            } catch (RuntimeException e) {
+                if (park(job, e)) {
+                    n++;
                 }
             }
-            wake.addAll(tx.queuesToWake());
-            return null;
-        });
-        rt.counters.rescued.add(n[0]);
-        wake.forEach(rt.wakeup::signal);
-        return n[0];
+        }
+        rt.counters.rescued.add(n);
+        return n;
+    }
+
+    /** Settles expired deliveries in the caller's transaction; returns how many were still expired. */
+    private int settle(FinishContext tx, List<LeasedJob> expired, List<String> wake) throws java.sql.SQLException {
+        List<Completion> items = new ArrayList<>(expired.size());
+        for (LeasedJob job : expired) {
+            // redelivered at once; only a job with no attempts left fails here
+            items.add(new Completion(job, new Outcome.Expired(EXPIRED), RetryPolicy.never()));
+        }
+        boolean[] applied = rt.finisher.apply(tx, items);
+        int n = 0;
+        for (int i = 0; i < applied.length; i++) {
+            if (applied[i]) {
+                n++;
+                wake.add(expired.get(i).queue());
+                log.info("job {} ({}): {}; {}", expired.get(i).lease(), expired.get(i).kind(), EXPIRED,
+                        expired.get(i).attemptsLeft() ? "put back for redelivery" : "that was its last attempt");
+            }
+        }
+        return n;
+    }
+
+    /** Fails an expired job whose settling itself fails, without its hooks; false if that did not land either. */
+    private boolean park(LeasedJob job, RuntimeException cause) {
+        String error = EXPIRED + "; settling that failed, so the job is parked here without telling its batch, "
+                + "chain or flow: " + EngineRuntime.describe(cause);
+        try {
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new JobStore.Finish(job.lease(),
+                    JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
+            if (landed) {
+                rt.counters.failed.increment();
+                log.warn("job {} ({}): its lease expired and settling it failed ({}); parked as failed with that error",
+                        job.lease(), job.kind(), cause.getMessage());
+            }
+            return landed;
+        } catch (RuntimeException e) {
+            log.warn("job {} ({}): its lease expired and neither settling nor parking it worked ({}); next pass",
+                    job.lease(), job.kind(), e.getMessage());
+            return false;
+        }
     }
 
     @Override
