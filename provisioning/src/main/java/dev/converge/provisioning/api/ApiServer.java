@@ -39,12 +39,12 @@ public final class ApiServer implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
-        BearerAuth auth = new BearerAuth(service.tenants());
+        Authz auth = new Authz(service.tenants().credentials(), json);
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());
         Problems problems = new Problems(json);
         ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
-                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()));
+                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth);
         HttpMetrics metrics = new HttpMetrics(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
 
@@ -53,10 +53,10 @@ public final class ApiServer implements AutoCloseable {
             cfg.jsonMapper(new JavalinJackson(json, false));
             cfg.requestLogger.http(metrics::record);
             problems.register(cfg.routes);
-            cfg.routes.beforeMatched("/v1/*", auth::require);
+            cfg.routes.beforeMatched("/v1/*", auth::authenticated);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
-            new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), service.sites(), parts)
+            new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts)
                     .register(cfg.routes);
             ops.register(cfg.routes);
             for (ApiExtension extension : mounted) {

@@ -1,6 +1,7 @@
 package dev.converge.provisioning.approval;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.api.ProblemType;
@@ -8,15 +9,16 @@ import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
  * The HTTP paths by which a person permits what an agent may not do on its own:
  * {@code POST /v1/sites/{id}/delete-approvals} mints a one-time approval for {@code delete_site},
- * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Tenant bearer auth.
+ * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Only a token of scope
+ * {@code approver} may: a person's, never the agent's.
  * They are API routes, never MCP tools: an agent connected to {@code /mcp} has no way to mint.
  */
 public final class ApprovalRoutes implements ApiExtension {
@@ -48,14 +50,9 @@ public final class ApprovalRoutes implements ApiExtension {
 
     private static void answer(Context ctx, ApiContext context, Function<Tenant, Reply> action)
             throws JsonProcessingException {
-        Optional<Tenant> tenant = context.authenticator().authenticate(ctx.header("Authorization"));
-        Reply reply;
-        if (tenant.isEmpty()) {
-            ctx.header("WWW-Authenticate", "Bearer realm=\"converge\"");
-            reply = problem(ProblemType.UNAUTHORIZED, "Send Authorization: Bearer <token> with a tenant's token.");
-        } else {
-            reply = action.apply(tenant.get());
-        }
+        // only a person's approver token mints: an agent's token gets a 403 naming the scope it lacks
+        Tenant tenant = context.authz().require(ctx, EnumSet.of(Scope.APPROVER)).tenant();
+        Reply reply = action.apply(tenant);
         ctx.status(reply.status()).contentType(reply.status() >= 400 ? "application/problem+json" : "application/json")
                 .result(context.json().writeValueAsString(reply.body()));
     }

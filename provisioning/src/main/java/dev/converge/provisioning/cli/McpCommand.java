@@ -69,7 +69,8 @@ public final class McpCommand implements Callable<Integer> {
             Provisioning p = Provisioning.start(store, service.config(null),
                     NodeOptions.defaults().withConcurrency(0).withMaintenance(false, false));
             try {
-                Optional<Tenant> tenant = p.tenants().authenticate(token.strip());
+                Optional<Tenant> tenant = p.tenants().credentials().authenticate(token.strip())
+                        .filter(c -> c.scope() == dev.converge.provisioning.access.Scope.AGENT).map(c -> c.tenant());
                 if (tenant.isEmpty()) {
                     System.err.println("mcp: the token in " + tenantTokenEnv + " is not a tenant's token");
                     return 2;

@@ -18,9 +18,10 @@ final class TenantFromEnv {
                     + "does not show in process listings or shell history)");
             return Optional.empty();
         }
-        Optional<Tenant> tenant = p.tenants().authenticate(token.strip());
+        Optional<Tenant> tenant = p.tenants().credentials().authenticate(token.strip())
+                .filter(c -> c.scope() == dev.converge.provisioning.access.Scope.APPROVER).map(c -> c.tenant());
         if (tenant.isEmpty()) {
-            err.println("the token in " + variable + " is not a tenant's token");
+            err.println("the token in " + variable + " is not a tenant's approver token");
         }
         return tenant;
     }

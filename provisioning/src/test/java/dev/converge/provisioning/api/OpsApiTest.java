@@ -41,7 +41,9 @@ class OpsApiTest {
         api.client.get("/v1/sites/424242", token);
         api.client.get("/v1/sites/424243", token);
         api.client.get("/v1/sites/424244", null);
-        var r = api.client.get("/metrics", null);
+        assertThat(api.client.get("/metrics", null).status()).isEqualTo(401);
+        assertThat(api.client.get("/metrics", token).status()).as("a tenant's token is not the operator's").isEqualTo(403);
+        var r = api.client.get("/metrics", api.operatorToken());
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).startsWith("text/plain");
         List<String> lines = r.body().lines().filter(l -> l.startsWith("converge_http_requests_seconds_count{")).toList();
@@ -55,7 +57,7 @@ class OpsApiTest {
     @Test
     void extensionsAreMountedOnTheSameServerWithItsAuthenticationAndJsonMapper() {
         ApiExtension whoami = (config, context) -> config.routes.get("/ext/whoami", ctx -> {
-            var tenant = context.authenticator().authenticate(ctx.header("Authorization"));
+            var tenant = context.authenticator().authenticate(ctx.header("Authorization")).map(c -> c.tenant());
             ctx.status(tenant.isPresent() ? 200 : 401).contentType("application/json")
                     .result(context.json().writeValueAsString(Map.of("tenant", tenant.map(t -> t.name()).orElse("none"),
                             "since", tenant.map(t -> t.createdAt()).orElse(Instant.EPOCH))));

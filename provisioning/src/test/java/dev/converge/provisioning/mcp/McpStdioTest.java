@@ -37,7 +37,7 @@ class McpStdioTest {
                 .toString());
     }
 
-    private record Seeded(String db, Tenants.Created tenant, Lead lead) {
+    private record Seeded(String db, Tenants.Created tenant, Lead lead, String agentToken) {
     }
 
     /** A file database with a tenant and a lead, closed again so the child process can open it. */
@@ -45,8 +45,11 @@ class McpStdioTest {
         String db = "jdbc:h2:file:" + dir.resolve("converge").toAbsolutePath();
         try (Store store = Store.open(StoreConfig.newBuilder().url(db).build())) {
             Provisioning.migrate(store);
-            Tenants.Created t = new Tenants(store).create("stdio");
-            return new Seeded(db, t, new Leads(store).create(t.tenant().id(), "Ada", "ada@example.com"));
+            Tenants t0 = new Tenants(store);
+            Tenants.Created t = t0.create("stdio");
+            String agent = t0.credentials().issue(t.tenant().id(), dev.converge.provisioning.access.Scope.AGENT, null, "a")
+                    .token();
+            return new Seeded(db, t, new Leads(store).create(t.tenant().id(), "Ada", "ada@example.com"), agent);
         }
     }
 
@@ -55,7 +58,7 @@ class McpStdioTest {
         Seeded s = seed();
         ServerParameters params = ServerParameters.builder(java())
                 .args("-cp", System.getProperty("java.class.path"), "dev.converge.provisioning.cli.Main", "mcp", "--db", s.db())
-                .addEnvVar("CONVERGE_TENANT_TOKEN", s.tenant().token())
+                .addEnvVar("CONVERGE_TENANT_TOKEN", s.agentToken())
                 .build();
         StdioClientTransport transport = new StdioClientTransport(params, McpJsonDefaults.getMapper());
         List<String> stderr = new CopyOnWriteArrayList<>();
