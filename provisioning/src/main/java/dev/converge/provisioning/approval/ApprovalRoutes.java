@@ -37,7 +37,18 @@ public final class ApprovalRoutes implements ApiExtension {
         ApprovalDesk desk = new ApprovalDesk(context.service(), new Approvals(context.service().store(), ttl));
         config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
-            return siteId < 0 ? invalidId() : render(desk.approveDelete(tenant.id(), siteId));
+            if (siteId < 0) {
+                return invalidId();
+            }
+            Duration asked = ttl(ctx, context);
+            if (asked == null) {
+                Reply r = problem(ProblemType.VALIDATION_FAILED, "ttl_seconds must be an integer from 1 to 86400");
+                r.body().put("field", "ttl_seconds");
+                return r;
+            }
+            ApprovalDesk d = asked.equals(ttl) ? desk
+                    : new ApprovalDesk(context.service(), new Approvals(context.service().store(), asked));
+            return render(d.approveDelete(tenant.id(), siteId));
         }));
         config.routes.post("/v1/sites/{id}/welcome-resends", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
@@ -55,6 +66,28 @@ public final class ApprovalRoutes implements ApiExtension {
         Reply reply = action.apply(tenant);
         ctx.status(reply.status()).contentType(reply.status() >= 400 ? "application/problem+json" : "application/json")
                 .result(context.json().writeValueAsString(reply.body()));
+    }
+
+    /** The approval's lifetime: the body's optional {@code ttl_seconds}, else the default; null if invalid. */
+    private Duration ttl(Context ctx, ApiContext context) {
+        String body = ctx.body();
+        if (body == null || body.isBlank()) {
+            return ttl;
+        }
+        try {
+            var node = context.json().readTree(body);
+            if (!node.isObject() || node.size() > 1 || (node.size() == 1 && !node.has("ttl_seconds"))) {
+                return null;
+            }
+            if (!node.has("ttl_seconds")) {
+                return ttl;
+            }
+            var v = node.get("ttl_seconds");
+            return v.canConvertToInt() && v.isIntegralNumber() && v.asInt() >= 1 && v.asInt() <= 86_400
+                    ? Duration.ofSeconds(v.asInt()) : null;
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     private static long siteId(Context ctx) {

@@ -160,28 +160,36 @@ class McpApprovalFlowTest {
     }
 
     @Test
-    void aPersonCanApproveFromTheCommandLineWithTheTenantTokenFromTheEnvironment() {
+    void aPersonCanApproveFromTheCommandLineOverHttpWithTheApproverTokenFromTheEnvironment() {
         Tenants.Created owner = fixture.service().tenants().create("cli-approver");
         Lead lead = fixture.service().leads().create(owner.tenant().id(), "Ada", "cli@example.com");
         String approver = token(owner, Scope.APPROVER);
-        try (McpSyncClient client = McpTestClients.http(api.port(), token(owner, Scope.AGENT))) {
+        String agent = token(owner, Scope.AGENT);
+        try (McpSyncClient client = McpTestClients.http(api.port(), agent)) {
             long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "cli-delete"))));
-            String db = fixture.service().store().config().url();
+            String url = "http://127.0.0.1:" + api.port();
 
             StringWriter noEnvErr = new StringWriter();
             CommandLine missing = new CommandLine(new ApproveDeleteCommand(name -> null));
             missing.setErr(new PrintWriter(noEnvErr));
-            assertThat(missing.execute("--db", db, "--site", Long.toString(site))).isEqualTo(2);
-            assertThat(noEnvErr.toString()).contains("CONVERGE_TENANT_TOKEN");
+            assertThat(missing.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(noEnvErr.toString()).contains("CONVERGE_APPROVER_TOKEN");
             CommandLine unknownSite = new CommandLine(new ApproveDeleteCommand(name -> approver));
             unknownSite.setErr(new PrintWriter(new StringWriter()));
-            assertThat(unknownSite.execute("--db", db, "--site", "987654")).isEqualTo(1);
+            assertThat(unknownSite.execute("--url", url, "--site", "987654")).isEqualTo(1);
+            // the agent's token at the desk: refused by the server, the scope named
+            StringWriter agentErr = new StringWriter();
+            CommandLine withAgent = new CommandLine(new ApproveDeleteCommand(name -> agent));
+            withAgent.setErr(new PrintWriter(agentErr));
+            assertThat(withAgent.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(agentErr.toString()).contains("scope approver");
 
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new ApproveDeleteCommand(
                     name -> name.equals("MY_TENANT_TOKEN") ? approver : null));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--db", db, "--site", Long.toString(site), "--tenant-token-env", "MY_TENANT_TOKEN"))
+            assertThat(cli.execute("--url", url, "--site", Long.toString(site), "--token-env", "MY_TENANT_TOKEN",
+                    "--ttl", "2m"))
                     .isEqualTo(0);
             String approval = out.toString().lines().filter(l -> l.startsWith("apv_")).findFirst().orElseThrow();
 
@@ -231,7 +239,7 @@ class McpApprovalFlowTest {
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new PermitWelcomeCommand(name -> approver));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--db", fixture.service().store().config().url(), "--site", Long.toString(site)))
+            assertThat(cli.execute("--url", "http://127.0.0.1:" + api.port(), "--site", Long.toString(site)))
                     .isEqualTo(0);
             assertThat(out.toString()).contains("send_welcome_email");
             assertThat(structured(call(client, "send_welcome_email", Map.of("site_id", site))))
