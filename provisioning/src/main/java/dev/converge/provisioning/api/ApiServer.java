@@ -12,6 +12,11 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.AbstractConnector;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.util.BlockingArrayQueue;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +30,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+    /** Requests waiting for a thread; beyond it Jetty refuses at once. */
+    static final int REQUEST_QUEUE = 2_000;
+    /** Open connections at once; beyond it new ones wait in the kernel's backlog. */
+    static final int MAX_CONNECTIONS = 2_000;
+    /** A connection that sends nothing for this long is closed (slow-loris). */
+    static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(30);
 
     private final Javalin app;
     private final ScheduledExecutorService purger;
@@ -40,11 +51,12 @@ public final class ApiServer implements AutoCloseable {
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
         Authz auth = new Authz(service.tenants().credentials(), json);
+        WriteLimits writes = new WriteLimits(service.limits());
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());
         Problems problems = new Problems(json);
         ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
-                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth);
+                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth, writes);
         HttpMetrics metrics = new HttpMetrics(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
 
@@ -54,6 +66,7 @@ public final class ApiServer implements AutoCloseable {
             cfg.requestLogger.http(metrics::record);
             problems.register(cfg.routes);
             cfg.routes.beforeMatched("/v1/*", auth::authenticated);
+            cfg.routes.beforeMatched("/v1/*", writes::rate);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
             new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts)
@@ -87,9 +100,23 @@ public final class ApiServer implements AutoCloseable {
         cfg.jetty.port = options.port();
         // our own reader enforces the limit with a 413 problem; this bounds anything else that reads a body
         cfg.http.maxRequestSize = options.maxBodyBytes();
-        QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+        // bounded everywhere: a flood waits in a queue of known size, then is refused, instead of growing the heap
+        QueuedThreadPool threads = new QueuedThreadPool(200, 8, 60_000, new BlockingArrayQueue<>(REQUEST_QUEUE));
         threads.setName("converge-api");
         cfg.jetty.threadPool = threads;
+        cfg.jetty.modifyServer(server -> {
+            server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, server));
+            server.addEventListener(new LifeCycle.Listener() {
+                @Override
+                public void lifeCycleStarting(LifeCycle event) {
+                    for (Connector c : server.getConnectors()) {
+                        if (c instanceof AbstractConnector a) {
+                            a.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+                        }
+                    }
+                }
+            });
+        });
     }
 
     private static void purge(IdempotencyStore keys) {

@@ -3,6 +3,7 @@ package dev.converge.provisioning.api;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.tenant.Tenant;
@@ -54,6 +55,7 @@ final class LeadRoutes {
             String name = f.requiredText("name");
             String email = f.requiredText("email");
             f.check();
+            parts.limits().requireQuota(tenant.id(), Limits.Quota.LEADS);
             Lead lead = leads.create(tenant.id(), name, email);
             return parts.json(201, LeadBody.of(lead), Map.of("Location", COLLECTION + "/" + lead.id()));
         }).send(ctx);

@@ -2,6 +2,7 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.Sites;
@@ -58,6 +59,7 @@ final class SiteRoutes {
         String template = f.optionalText("template");
         String plan = f.optionalText("plan");
         f.check();
+        parts.limits().requireQuota(tenant.id(), Limits.Quota.SITES);
         Sites.RequestOutcome outcome = sites.request(tenant.id(), new SiteRequest(leadId, subdomain, template, plan));
         if (outcome instanceof Sites.Created created) {
             return parts.json(202, created.receipt(), Map.of("Location", COLLECTION + "/" + created.site().id()));

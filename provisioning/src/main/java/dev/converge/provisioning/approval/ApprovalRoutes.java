@@ -5,6 +5,7 @@ import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.api.ProblemType;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -12,7 +13,12 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP paths by which a person permits what an agent may not do on its own:
@@ -22,6 +28,7 @@ import java.util.function.Function;
  * They are API routes, never MCP tools: an agent connected to {@code /mcp} has no way to mint.
  */
 public final class ApprovalRoutes implements ApiExtension {
+    private static final Logger log = LoggerFactory.getLogger(ApprovalRoutes.class);
     private final Duration ttl;
 
     public ApprovalRoutes() {
@@ -34,7 +41,9 @@ public final class ApprovalRoutes implements ApiExtension {
 
     @Override
     public void configure(JavalinConfig config, ApiContext context) {
-        ApprovalDesk desk = new ApprovalDesk(context.service(), new Approvals(context.service().store(), ttl));
+        Approvals approvals = new Approvals(context.service().store(), ttl);
+        ApprovalDesk desk = new ApprovalDesk(context.service(), approvals);
+        purgeExpired(config, approvals);
         config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
             if (siteId < 0) {
@@ -46,6 +55,12 @@ public final class ApprovalRoutes implements ApiExtension {
                 r.body().put("field", "ttl_seconds");
                 return r;
             }
+            var full = context.service().limits().wouldExceed(tenant.id(), Limits.Quota.OPEN_APPROVALS);
+            if (full.isPresent()) {
+                ctx.header("Retry-After", "60");
+                return problem(ProblemType.QUOTA_EXCEEDED, "This tenant holds its limit of " + full.get().limit()
+                        + " open approvals. Let some be used or expire first.");
+            }
             ApprovalDesk d = asked.equals(ttl) ? desk
                     : new ApprovalDesk(context.service(), new Approvals(context.service().store(), asked));
             return render(d.approveDelete(tenant.id(), siteId));
@@ -54,6 +69,23 @@ public final class ApprovalRoutes implements ApiExtension {
             long siteId = siteId(ctx);
             return siteId < 0 ? invalidId() : render(desk.permitWelcome(tenant.id(), siteId));
         }));
+    }
+
+    /** Expired approvals are deleted every few minutes while the server runs. */
+    private static void purgeExpired(JavalinConfig config, Approvals approvals) {
+        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "converge-approval-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        purger.scheduleWithFixedDelay(() -> {
+            try {
+                approvals.purgeExpired();
+            } catch (RuntimeException e) {
+                log.warn("could not purge expired approvals: {}", e.getMessage());
+            }
+        }, 1, 5, TimeUnit.MINUTES);
+        config.events.serverStopping(purger::shutdownNow);
     }
 
     private record Reply(int status, Map<String, Object> body) {

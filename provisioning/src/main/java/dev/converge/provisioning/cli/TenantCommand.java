@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * {@code tenant update} (its limits). Run by whoever runs the service, against its database.
  */
 @Command(name = "tenant", mixinStandardHelpOptions = true, description = "Manage tenants and their tokens.",
-        subcommands = {TenantCommand.Create.class, TenantCommand.Token.class})
+        subcommands = {TenantCommand.Create.class, TenantCommand.Token.class, TenantLimitsCommand.class})
 public final class TenantCommand {
 
     @Command(name = "create", mixinStandardHelpOptions = true,

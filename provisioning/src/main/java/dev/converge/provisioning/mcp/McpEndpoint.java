@@ -4,6 +4,8 @@ import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.Authz;
+import dev.converge.provisioning.api.ProblemType;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -21,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
@@ -56,7 +59,7 @@ public final class McpEndpoint implements ApiExtension {
                 exchange -> Optional.ofNullable(exchange.transportContext())
                         .map(c -> c.get(TENANT)).filter(Tenant.class::isInstance).map(Tenant.class::cast));
         config.jetty.modifyServletContextHandler(handler -> {
-            ServletHolder holder = new ServletHolder("mcp", new BearerGate(transport, context.authz()));
+            ServletHolder holder = new ServletHolder("mcp", new BearerGate(transport, context.authz(), context.service().limits()));
             holder.setAsyncSupported(true); // the transport answers tool calls asynchronously
             handler.addServlet(holder, PATH);
         });
@@ -67,10 +70,12 @@ public final class McpEndpoint implements ApiExtension {
     private static final class BearerGate extends HttpServlet {
         private final HttpServlet transport;
         private final transient Authz authz;
+        private final transient Limits limits;
 
-        BearerGate(HttpServlet transport, Authz authz) {
+        BearerGate(HttpServlet transport, Authz authz, Limits limits) {
             this.transport = transport;
             this.authz = authz;
+            this.limits = limits;
         }
 
         @Override
@@ -90,7 +95,19 @@ public final class McpEndpoint implements ApiExtension {
                 resp.getOutputStream().write(decision.body().getBytes(StandardCharsets.UTF_8));
                 return;
             }
-            req.setAttribute(TENANT, decision.credential().get().tenant());
+            Tenant tenant = decision.credential().get().tenant();
+            OptionalLong wait = "POST".equals(req.getMethod()) ? limits.tryWrite(tenant.id()) : OptionalLong.empty();
+            if (wait.isPresent()) {
+                resp.setStatus(429);
+                resp.setHeader("Retry-After", Long.toString(wait.getAsLong()));
+                resp.setContentType("application/problem+json");
+                resp.getOutputStream().write(("{\"type\":\"" + ProblemType.RATE_LIMITED.uri() + "\",\"title\":\""
+                        + ProblemType.RATE_LIMITED.title() + "\",\"status\":429,\"detail\":\"This tenant sent more "
+                        + "requests than its rate allows. Retry after " + wait.getAsLong() + " s.\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            req.setAttribute(TENANT, tenant);
             transport.service(req, resp);
         }
 
