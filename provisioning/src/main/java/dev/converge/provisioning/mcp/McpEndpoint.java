@@ -35,6 +35,7 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 public final class McpEndpoint implements ApiExtension {
     public static final String PATH = "/mcp";
     private static final String TENANT = "converge.tenant";
+    private static final String SESSION = "Mcp-Session-Id";
 
     private final McpOptions options;
 
@@ -59,7 +60,8 @@ public final class McpEndpoint implements ApiExtension {
                 exchange -> Optional.ofNullable(exchange.transportContext())
                         .map(c -> c.get(TENANT)).filter(Tenant.class::isInstance).map(Tenant.class::cast));
         config.jetty.modifyServletContextHandler(handler -> {
-            ServletHolder holder = new ServletHolder("mcp", new BearerGate(transport, context.authz(), context.service().limits()));
+            ServletHolder holder = new ServletHolder("mcp", new BearerGate(transport, context.authz(), context.service().limits(),
+                    new McpSessions(options.sessionsPerTenant(), options.sessionIdle())));
             holder.setAsyncSupported(true); // the transport answers tool calls asynchronously
             handler.addServlet(holder, PATH);
         });
@@ -71,11 +73,13 @@ public final class McpEndpoint implements ApiExtension {
         private final HttpServlet transport;
         private final transient Authz authz;
         private final transient Limits limits;
+        private final transient McpSessions sessions;
 
-        BearerGate(HttpServlet transport, Authz authz, Limits limits) {
+        BearerGate(HttpServlet transport, Authz authz, Limits limits, McpSessions sessions) {
             this.transport = transport;
             this.authz = authz;
             this.limits = limits;
+            this.sessions = sessions;
         }
 
         @Override
@@ -98,17 +102,40 @@ public final class McpEndpoint implements ApiExtension {
             Tenant tenant = decision.credential().get().tenant();
             OptionalLong wait = "POST".equals(req.getMethod()) ? limits.tryWrite(tenant.id()) : OptionalLong.empty();
             if (wait.isPresent()) {
-                resp.setStatus(429);
                 resp.setHeader("Retry-After", Long.toString(wait.getAsLong()));
-                resp.setContentType("application/problem+json");
-                resp.getOutputStream().write(("{\"type\":\"" + ProblemType.RATE_LIMITED.uri() + "\",\"title\":\""
-                        + ProblemType.RATE_LIMITED.title() + "\",\"status\":429,\"detail\":\"This tenant sent more "
-                        + "requests than its rate allows. Retry after " + wait.getAsLong() + " s.\"}")
-                        .getBytes(StandardCharsets.UTF_8));
+                problem(resp, 429, ProblemType.RATE_LIMITED, "This tenant sent more requests than its rate allows. "
+                        + "Retry after " + wait.getAsLong() + " s.");
+                return;
+            }
+            String session = req.getHeader(SESSION);
+            if (session != null && !sessions.use(session, tenant.id())) {
+                // another tenant's session, or an expired or unknown one: the same answer, which says nothing
+                problem(resp, 404, ProblemType.NOT_FOUND, "No such MCP session for this token. Initialize a new one.");
+                return;
+            }
+            if (session == null && "POST".equals(req.getMethod()) && !sessions.mayOpen(tenant.id())) {
+                resp.setHeader("Retry-After", "60");
+                problem(resp, 429, ProblemType.RATE_LIMITED, "This tenant has too many open MCP sessions. Close one "
+                        + "(DELETE /mcp) or let it expire.");
                 return;
             }
             req.setAttribute(TENANT, tenant);
             transport.service(req, resp);
+            String opened = resp.getHeader(SESSION);
+            if (session == null && opened != null) {
+                sessions.bind(opened, tenant.id());
+            }
+            if (session != null && "DELETE".equals(req.getMethod())) {
+                sessions.end(session);
+            }
+        }
+
+        private static void problem(HttpServletResponse resp, int status, ProblemType type, String detail)
+                throws IOException {
+            resp.setStatus(status);
+            resp.setContentType("application/problem+json");
+            resp.getOutputStream().write(("{\"type\":\"" + type.uri() + "\",\"title\":\"" + type.title()
+                    + "\",\"status\":" + status + ",\"detail\":\"" + detail + "\"}").getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
