@@ -37,12 +37,17 @@ public final class ApiServer implements AutoCloseable {
     /** A connection that sends nothing for this long is closed (slow-loris). */
     static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(30);
 
+    /** How often the leaves' inventories are compared with the ledger for {@code GET /v1/orphans}. */
+    static final java.time.Duration ORPHAN_SCAN_EVERY = java.time.Duration.ofMinutes(10);
+
     private final Javalin app;
     private final ScheduledExecutorService purger;
+    private final OrphanRoutes orphans;
 
-    private ApiServer(Javalin app, ScheduledExecutorService purger) {
+    private ApiServer(Javalin app, ScheduledExecutorService purger, OrphanRoutes orphans) {
         this.app = app;
         this.purger = purger;
+        this.orphans = orphans;
     }
 
     public static ApiServer start(Provisioning service, ApiOptions options, List<ApiExtension> extensions) {
@@ -59,6 +64,7 @@ public final class ApiServer implements AutoCloseable {
                 new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth, writes);
         HttpMetrics metrics = new HttpMetrics(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
+        OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts);
 
         Javalin app = Javalin.create(cfg -> {
             server(cfg, options);
@@ -69,8 +75,7 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.beforeMatched("/v1/*", writes::rate);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
-            new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts)
-                    .register(cfg.routes);
+            orphans.register(cfg.routes);
             ops.register(cfg.routes);
             for (ApiExtension extension : mounted) {
                 extension.configure(cfg, context);
@@ -83,14 +88,15 @@ public final class ApiServer implements AutoCloseable {
             throw e;
         }
         ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "converge-api-idempotency-purge");
+            Thread t = new Thread(r, "converge-api-maintenance");
             t.setDaemon(true);
             return t;
         });
         long every = options.purgeEvery().toMillis();
         purger.scheduleWithFixedDelay(() -> purge(keys), every, every, TimeUnit.MILLISECONDS);
+        purger.scheduleWithFixedDelay(() -> scanOrphans(orphans), 0, ORPHAN_SCAN_EVERY.toMillis(), TimeUnit.MILLISECONDS);
         log.info("API listening on http://{}:{}", options.host(), app.port());
-        return new ApiServer(app, purger);
+        return new ApiServer(app, purger, orphans);
     }
 
     private static void server(JavalinConfig cfg, ApiOptions options) {
@@ -128,6 +134,19 @@ public final class ApiServer implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("could not purge expired idempotency keys: {}", e.getMessage());
         }
+    }
+
+    private static void scanOrphans(OrphanRoutes orphans) {
+        try {
+            orphans.scan();
+        } catch (RuntimeException e) {
+            log.warn("the orphan scan failed: {}", e.getMessage());
+        }
+    }
+
+    /** Scans for orphans now (tests; the server scans on its own schedule). */
+    void scanOrphansNow() {
+        orphans.scan();
     }
 
     /** The port the server listens on (the one chosen when the options said 0). */

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v1/orphans}, for the operator credential only: what the leaves hold that no ledger
- * entry owns. Orphans tagged with one of our sites are listed; untagged ones are a count.
+ * entry owns, from the last scan ({@link #scan}, on the API server's schedule), never a crawl of
+ * every leaf per request. Orphans tagged with one of our sites are listed; untagged ones are a count.
  * A leaf that cannot be listed now is reported as unavailable beside the others, not as a 500.
  */
 final class OrphanRoutes {
@@ -49,10 +50,27 @@ final class OrphanRoutes {
     }
 
     record Report(@JsonProperty("items") List<Orphan> items, @JsonProperty("other_count") int otherCount,
-            @JsonProperty("complete") boolean complete, @JsonProperty("leaves") List<LeafStatus> leaves) {
+            @JsonProperty("complete") boolean complete, @JsonProperty("leaves") List<LeafStatus> leaves,
+            @JsonProperty("as_of") String asOf) {
     }
 
+    private volatile Report last;
+
+    /**
+     * Answers with the last scan and its time ({@code as_of}); never crawls the leaves on the
+     * request's thread. Before the first scan: 503 with Retry-After.
+     */
     private void list(Context ctx) {
+        Report r = last;
+        if (r == null) {
+            throw new ApiProblem(ProblemType.SERVICE_UNAVAILABLE, "The first orphan scan has not finished yet.")
+                    .header("Retry-After", "10");
+        }
+        parts.json(200, r, Map.of()).send(ctx);
+    }
+
+    /** Lists every leaf's inventory against the ledger and keeps the result; run on a schedule. */
+    void scan() {
         List<Orphan> items = new ArrayList<>();
         List<LeafStatus> leaves = new ArrayList<>();
         int others = 0;
@@ -77,7 +95,7 @@ final class OrphanRoutes {
             leaves.add(new LeafStatus(type.kind(), true, mine, found.size() - mine, null));
         }
         boolean complete = leaves.stream().allMatch(LeafStatus::available);
-        parts.json(200, new Report(items, others, complete, leaves), Map.of()).send(ctx);
+        last = new Report(List.copyOf(items), others, complete, List.copyOf(leaves), java.time.Instant.now().toString());
     }
 
     /** The site id in a site's tag ({@link Ledger#tagFor} of {@link Site#subjectOf}), or 0 if the tag names no site. */

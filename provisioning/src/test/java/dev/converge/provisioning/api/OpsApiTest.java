@@ -55,6 +55,24 @@ class OpsApiTest {
     }
 
     @Test
+    void storeWideGaugesAreServedFromMemoryBetweenRefreshesSoScrapesCostNoQueries() {
+        String operator = api.operatorToken();
+        var tenant = api.tenant();
+        String before = provisioningGauge(api.client.get("/metrics", operator).body());
+        long lead = api.lead(tenant.token());
+        assertThat(api.client.postSite(tenant.token(), "gauge-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("g")))
+                .status()).isEqualTo(202);
+        assertThat(api.count("SELECT COUNT(*) FROM pv_site")).isPositive();
+        assertThat(provisioningGauge(api.client.get("/metrics", operator).body())).as("not re-read within 15 s")
+                .isEqualTo(before);
+    }
+
+    private static String provisioningGauge(String scrape) {
+        return scrape.lines().filter(l -> l.startsWith("converge_sites{") && l.contains("state=\"provisioning\""))
+                .findFirst().orElseThrow();
+    }
+
+    @Test
     void extensionsAreMountedOnTheSameServerWithItsAuthenticationAndJsonMapper() {
         ApiExtension whoami = (config, context) -> config.routes.get("/ext/whoami", ctx -> {
             var tenant = context.authenticator().authenticate(ctx.header("Authorization")).map(c -> c.tenant());

@@ -30,7 +30,9 @@ class OrphanApiTest {
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + siteId, a.token()).json().get("state").asText().equals("active"));
             assertThat(api.client.get("/v1/orphans", a.token()).status()).as("a tenant's token").isEqualTo(403);
+            api.server.scanOrphansNow();
             JsonNode clean = api.client.get("/v1/orphans", operator).json();
+            assertThat(clean.get("as_of").asText()).as("served from the last scan, with its time").isNotBlank();
             assertThat(clean.get("items")).as("a converged site leaves no orphan").isEmpty();
             assertThat(clean.get("other_count").asInt()).isZero();
             assertThat(clean.get("complete").asBoolean()).isTrue();
@@ -40,6 +42,9 @@ class OrphanApiTest {
             repos.create(new CreateRequest("stray-ours", Ledger.tagFor(Site.subjectOf(siteId)), null, Map.of()));
             repos.create(new CreateRequest("stray-nobodys", null, null, Map.of()));
 
+            assertThat(api.client.get("/v1/orphans", operator).json().get("other_count").asInt())
+                    .as("no crawl per request: the last scan is shown until the next").isZero();
+            api.server.scanOrphansNow();
             var mine = api.client.get("/v1/orphans", operator);
             assertThat(mine.status()).isEqualTo(200);
             assertThat(mine.json().get("items")).hasSize(1);
@@ -59,6 +64,7 @@ class OrphanApiTest {
     void aLeafThatCannotBeListedIsReportedUnavailableNotA500() {
         try (ApiHarness api = new ApiHarness()) {
             api.fixture.leaves().leafSim().faults().add(FaultRule.of(LeafSim.LICENSE, "list", FaultType.ERROR_BEFORE));
+            api.server.scanOrphansNow();
             var r = api.client.get("/v1/orphans", api.operatorToken());
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json().get("complete").asBoolean()).isFalse();

@@ -61,6 +61,7 @@ class ScopeTableTest {
         TOKENS.put(Scope.AGENT, api.token(tenant, Scope.AGENT));
         TOKENS.put(Scope.APPROVER, api.token(tenant, Scope.APPROVER));
         TOKENS.put(Scope.OPERATOR, api.operatorToken());
+        api.server.scanOrphansNow();
         leadId = api.lead(tenant.token());
         ApiClient.Reply site = api.client.postSite(tenant.token(), "scope-table-site",
                 ApiHarness.siteBody(leadId, ApiHarness.subdomain("scopes")));
