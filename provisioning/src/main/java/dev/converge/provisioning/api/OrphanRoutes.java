@@ -98,19 +98,8 @@ final class OrphanRoutes {
         last = new Report(List.copyOf(items), others, complete, List.copyOf(leaves), java.time.Instant.now().toString());
     }
 
-    /** The site id in a site's tag ({@link Ledger#tagFor} of {@link Site#subjectOf}), or 0 if the tag names no site. */
+    /** The site id in a site's tag, or 0 if the tag names no site ({@link Site#idInTag}). */
     static long siteOf(String tag) {
-        if (tag == null) {
-            return 0;
-        }
-        int start = tag.length();
-        while (start > 0 && Character.isDigit(tag.charAt(start - 1))) {
-            start--;
-        }
-        if (start == tag.length() || tag.length() - start > 18) {
-            return 0;
-        }
-        long id = Long.parseLong(tag.substring(start));
-        return id > 0 && Ledger.tagFor(Site.subjectOf(id)).equals(tag) ? id : 0;
+        return Site.idInTag(tag);
     }
 }
