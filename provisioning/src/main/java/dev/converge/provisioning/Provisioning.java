@@ -30,12 +30,14 @@ public final class Provisioning implements AutoCloseable {
     private final Events events;
     private final SiteResources resources;
     private final dev.converge.provisioning.flow.SiteJobs jobs;
+    private final dev.converge.provisioning.limits.Limits limits;
 
     private Provisioning(Store store, ProvisioningConfig config, NodeOptions node) {
         this.store = store;
         this.config = config;
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.tenants = new Tenants(store);
+        this.limits = new dev.converge.provisioning.limits.Limits(store);
         this.leads = new Leads(store);
         this.events = new Events(store);
         this.resources = new SiteResources(config, meters);
@@ -123,6 +125,11 @@ public final class Provisioning implements AutoCloseable {
     /** The job types of the site flows (for enqueueing a step, such as a permitted welcome-email resend). */
     public dev.converge.provisioning.flow.SiteJobs jobs() {
         return jobs;
+    }
+
+    /** Per-tenant quotas and write rate limits. */
+    public dev.converge.provisioning.limits.Limits limits() {
+        return limits;
     }
 
     @Override

@@ -8,15 +8,21 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 
 /**
  * Exposes the engine's counters and the service's states to Prometheus: jobs by outcome (this
- * node), flows, sites and ledger entries by state (the whole store, read when scraped).
+ * node), flows, sites and ledger entries by state (the whole store, read at most every
+ * {@link #REFRESH}, so a scrape flood costs no database work).
  */
 final class ServiceMetrics {
+    /** How stale the whole-store counts may be: scrapes in between are served from memory. */
+    static final Duration REFRESH = Duration.ofSeconds(15);
+
     private ServiceMetrics() {
     }
 
@@ -44,9 +50,13 @@ final class ServiceMetrics {
 
     private static void states(MeterRegistry meters, Store store, String name, String sql, String[] states) {
         Map<String, Long> last = new ConcurrentHashMap<>();
+        AtomicLong due = new AtomicLong(System.nanoTime());
         for (String state : states) {
             Gauge.builder(name, () -> {
-                if (state.equals(states[0])) {
+                long now = System.nanoTime();
+                long at = due.get();
+                // one GROUP BY per REFRESH however often anyone scrapes
+                if (now - at >= 0 && due.compareAndSet(at, now + REFRESH.toNanos())) {
                     refresh(store, sql, last);
                 }
                 return last.getOrDefault(state, 0L);

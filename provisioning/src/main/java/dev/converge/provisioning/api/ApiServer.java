@@ -12,6 +12,11 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.AbstractConnector;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.util.BlockingArrayQueue;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,13 +30,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+    /** Requests waiting for a thread; beyond it Jetty refuses at once. */
+    static final int REQUEST_QUEUE = 2_000;
+    /** Open connections at once; beyond it new ones wait in the kernel's backlog. */
+    static final int MAX_CONNECTIONS = 2_000;
+    /** A connection that sends nothing for this long is closed (slow-loris). */
+    static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(30);
+
+    /** How often the leaves' inventories are compared with the ledger for {@code GET /v1/orphans}. */
+    static final java.time.Duration ORPHAN_SCAN_EVERY = java.time.Duration.ofMinutes(10);
 
     private final Javalin app;
     private final ScheduledExecutorService purger;
+    private final OrphanRoutes orphans;
 
-    private ApiServer(Javalin app, ScheduledExecutorService purger) {
+    private ApiServer(Javalin app, ScheduledExecutorService purger, OrphanRoutes orphans) {
         this.app = app;
         this.purger = purger;
+        this.orphans = orphans;
     }
 
     public static ApiServer start(Provisioning service, ApiOptions options, List<ApiExtension> extensions) {
@@ -39,25 +55,27 @@ public final class ApiServer implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
-        BearerAuth auth = new BearerAuth(service.tenants());
+        Authz auth = new Authz(service.tenants().credentials(), json);
+        WriteLimits writes = new WriteLimits(service.limits());
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());
         Problems problems = new Problems(json);
         ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
-                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()));
+                new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth, writes);
         HttpMetrics metrics = new HttpMetrics(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
+        OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts);
 
         Javalin app = Javalin.create(cfg -> {
             server(cfg, options);
             cfg.jsonMapper(new JavalinJackson(json, false));
             cfg.requestLogger.http(metrics::record);
             problems.register(cfg.routes);
-            cfg.routes.beforeMatched("/v1/*", auth::require);
+            cfg.routes.beforeMatched("/v1/*", auth::authenticated);
+            cfg.routes.beforeMatched("/v1/*", writes::rate);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
-            new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), service.sites(), parts)
-                    .register(cfg.routes);
+            orphans.register(cfg.routes);
             ops.register(cfg.routes);
             for (ApiExtension extension : mounted) {
                 extension.configure(cfg, context);
@@ -70,14 +88,15 @@ public final class ApiServer implements AutoCloseable {
             throw e;
         }
         ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "converge-api-idempotency-purge");
+            Thread t = new Thread(r, "converge-api-maintenance");
             t.setDaemon(true);
             return t;
         });
         long every = options.purgeEvery().toMillis();
         purger.scheduleWithFixedDelay(() -> purge(keys), every, every, TimeUnit.MILLISECONDS);
+        purger.scheduleWithFixedDelay(() -> scanOrphans(orphans), 0, ORPHAN_SCAN_EVERY.toMillis(), TimeUnit.MILLISECONDS);
         log.info("API listening on http://{}:{}", options.host(), app.port());
-        return new ApiServer(app, purger);
+        return new ApiServer(app, purger, orphans);
     }
 
     private static void server(JavalinConfig cfg, ApiOptions options) {
@@ -87,9 +106,23 @@ public final class ApiServer implements AutoCloseable {
         cfg.jetty.port = options.port();
         // our own reader enforces the limit with a 413 problem; this bounds anything else that reads a body
         cfg.http.maxRequestSize = options.maxBodyBytes();
-        QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+        // bounded everywhere: a flood waits in a queue of known size, then is refused, instead of growing the heap
+        QueuedThreadPool threads = new QueuedThreadPool(200, 8, 60_000, new BlockingArrayQueue<>(REQUEST_QUEUE));
         threads.setName("converge-api");
         cfg.jetty.threadPool = threads;
+        cfg.jetty.modifyServer(server -> {
+            server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, server));
+            server.addEventListener(new LifeCycle.Listener() {
+                @Override
+                public void lifeCycleStarting(LifeCycle event) {
+                    for (Connector c : server.getConnectors()) {
+                        if (c instanceof AbstractConnector a) {
+                            a.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+                        }
+                    }
+                }
+            });
+        });
     }
 
     private static void purge(IdempotencyStore keys) {
@@ -101,6 +134,19 @@ public final class ApiServer implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("could not purge expired idempotency keys: {}", e.getMessage());
         }
+    }
+
+    private static void scanOrphans(OrphanRoutes orphans) {
+        try {
+            orphans.scan();
+        } catch (RuntimeException e) {
+            log.warn("the orphan scan failed: {}", e.getMessage());
+        }
+    }
+
+    /** Scans for orphans now (tests; the server scans on its own schedule). */
+    void scanOrphansNow() {
+        orphans.scan();
     }
 
     /** The port the server listens on (the one chosen when the options said 0). */

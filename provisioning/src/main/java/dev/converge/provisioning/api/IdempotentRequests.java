@@ -89,7 +89,8 @@ final class IdempotentRequests {
             releaseQuietly(tenantId, k, e);
             throw e;
         }
-        if (answer.status() >= 500) {
+        if (answer.status() >= 500 || answer.status() == 429) {
+            // not an answer to this request but "later": the same request may be sent again under its key
             releaseQuietly(tenantId, k, null);
         } else {
             complete(tenantId, k, answer);

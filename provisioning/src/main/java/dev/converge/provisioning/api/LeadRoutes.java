@@ -2,11 +2,14 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -28,8 +31,8 @@ final class LeadRoutes {
     }
 
     void register(RoutesConfig routes) {
-        routes.post(COLLECTION, this::create);
-        routes.get(ONE, this::get);
+        routes.post(COLLECTION, parts.authz().allow(EnumSet.of(Scope.SERVICE), this::create));
+        routes.get(ONE, parts.authz().allow(Scope.TENANT_READ, this::get));
     }
 
     /** A lead as the API shows it. */
@@ -44,7 +47,7 @@ final class LeadRoutes {
     }
 
     private void create(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         var key = parts.idempotency().key(ctx, false);
         ObjectNode body = parts.body().read(ctx);
         parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION, body, () -> {
@@ -52,13 +55,14 @@ final class LeadRoutes {
             String name = f.requiredText("name");
             String email = f.requiredText("email");
             f.check();
+            parts.limits().requireQuota(tenant.id(), Limits.Quota.LEADS);
             Lead lead = leads.create(tenant.id(), name, email);
             return parts.json(201, LeadBody.of(lead), Map.of("Location", COLLECTION + "/" + lead.id()));
         }).send(ctx);
     }
 
     private void get(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         long id = PathIds.id(ctx);
         Lead lead = leads.get(tenant.id(), id).orElseThrow(() -> PathIds.notFound("lead", id));
         parts.json(200, LeadBody.of(lead), Map.of()).send(ctx);

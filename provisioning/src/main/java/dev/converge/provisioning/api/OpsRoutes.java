@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The unauthenticated routes: {@code /health} (does the database answer), {@code /metrics}
- * (Prometheus text; left open like most scrape targets: it holds counts, no tenant data — bind
- * the API to a private address or filter it at the proxy if that matters) and {@code /openapi.json}.
+ * The ops routes: {@code /health} (does the database answer) and {@code /openapi.json}, open;
+ * {@code /metrics} (Prometheus text) behind the operator credential, since every scrape costs
+ * the database work and the counts describe every tenant's traffic.
  */
 final class OpsRoutes {
     static final String HEALTH = "/health";
@@ -39,7 +39,7 @@ final class OpsRoutes {
 
     void register(RoutesConfig routes) {
         routes.get(HEALTH, this::health);
-        routes.get(METRICS, this::metrics);
+        routes.get(METRICS, parts.authz().operator(this::metrics));
         routes.get(OPENAPI, this::openApi);
     }
 

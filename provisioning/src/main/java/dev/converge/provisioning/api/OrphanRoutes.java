@@ -6,12 +6,9 @@ import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
 import dev.converge.provisioning.site.Site;
-import dev.converge.provisioning.site.Sites;
-import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -19,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /v1/orphans}: what the leaves hold that no ledger entry owns. A tenant sees the details
- * only of orphans tagged with one of its own sites; untagged ones and other tenants' are a count.
+ * {@code GET /v1/orphans}, for the operator credential only: what the leaves hold that no ledger
+ * entry owns, from the last scan ({@link #scan}, on the API server's schedule), never a crawl of
+ * every leaf per request. Orphans tagged with one of our sites are listed; untagged ones are a count.
  * A leaf that cannot be listed now is reported as unavailable beside the others, not as a 500.
  */
 final class OrphanRoutes {
@@ -29,18 +27,16 @@ final class OrphanRoutes {
 
     private final Supplier<List<ResourceType>> types;
     private final Ledger ledger;
-    private final Sites sites;
     private final ApiParts parts;
 
-    OrphanRoutes(Supplier<List<ResourceType>> types, Ledger ledger, Sites sites, ApiParts parts) {
+    OrphanRoutes(Supplier<List<ResourceType>> types, Ledger ledger, ApiParts parts) {
         this.types = types;
         this.ledger = ledger;
-        this.sites = sites;
         this.parts = parts;
     }
 
     void register(RoutesConfig routes) {
-        routes.get(PATH, this::list);
+        routes.get(PATH, parts.authz().operator(this::list));
     }
 
     record Orphan(@JsonProperty("kind") String kind, @JsonProperty("leaf_id") String leafId,
@@ -54,12 +50,27 @@ final class OrphanRoutes {
     }
 
     record Report(@JsonProperty("items") List<Orphan> items, @JsonProperty("other_count") int otherCount,
-            @JsonProperty("complete") boolean complete, @JsonProperty("leaves") List<LeafStatus> leaves) {
+            @JsonProperty("complete") boolean complete, @JsonProperty("leaves") List<LeafStatus> leaves,
+            @JsonProperty("as_of") String asOf) {
     }
 
+    private volatile Report last;
+
+    /**
+     * Answers with the last scan and its time ({@code as_of}); never crawls the leaves on the
+     * request's thread. Before the first scan: 503 with Retry-After.
+     */
     private void list(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
-        Map<Long, Boolean> ours = new HashMap<>();
+        Report r = last;
+        if (r == null) {
+            throw new ApiProblem(ProblemType.SERVICE_UNAVAILABLE, "The first orphan scan has not finished yet.")
+                    .header("Retry-After", "10");
+        }
+        parts.json(200, r, Map.of()).send(ctx);
+    }
+
+    /** Lists every leaf's inventory against the ledger and keeps the result; run on a schedule. */
+    void scan() {
         List<Orphan> items = new ArrayList<>();
         List<LeafStatus> leaves = new ArrayList<>();
         int others = 0;
@@ -75,7 +86,7 @@ final class OrphanRoutes {
             int mine = 0;
             for (LeafResource r : found) {
                 long siteId = siteOf(r.tag());
-                if (siteId > 0 && ours.computeIfAbsent(siteId, id -> sites.get(tenant.id(), id).isPresent())) {
+                if (siteId > 0) {
                     items.add(new Orphan(type.kind(), r.leafId(), r.naturalKey(), siteId));
                     mine++;
                 }
@@ -84,22 +95,11 @@ final class OrphanRoutes {
             leaves.add(new LeafStatus(type.kind(), true, mine, found.size() - mine, null));
         }
         boolean complete = leaves.stream().allMatch(LeafStatus::available);
-        parts.json(200, new Report(items, others, complete, leaves), Map.of()).send(ctx);
+        last = new Report(List.copyOf(items), others, complete, List.copyOf(leaves), java.time.Instant.now().toString());
     }
 
-    /** The site id in a site's tag ({@link Ledger#tagFor} of {@link Site#subjectOf}), or 0 if the tag names no site. */
+    /** The site id in a site's tag, or 0 if the tag names no site ({@link Site#idInTag}). */
     static long siteOf(String tag) {
-        if (tag == null) {
-            return 0;
-        }
-        int start = tag.length();
-        while (start > 0 && Character.isDigit(tag.charAt(start - 1))) {
-            start--;
-        }
-        if (start == tag.length() || tag.length() - start > 18) {
-            return 0;
-        }
-        long id = Long.parseLong(tag.substring(start));
-        return id > 0 && Ledger.tagFor(Site.subjectOf(id)).equals(tag) ? id : 0;
+        return Site.idInTag(tag);
     }
 }

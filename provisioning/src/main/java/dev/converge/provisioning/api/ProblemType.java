@@ -6,6 +6,7 @@ package dev.converge.provisioning.api;
  */
 public enum ProblemType {
     UNAUTHORIZED("unauthorized", 401, "Missing or invalid bearer token"),
+    INSUFFICIENT_SCOPE("insufficient-scope", 403, "The token's scope does not allow this"),
     NOT_FOUND("not-found", 404, "Not found"),
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
     INVALID_BODY("invalid-body", 400, "The request body must be a JSON object"),
@@ -19,6 +20,8 @@ public enum ProblemType {
     SITE_BUSY("site-busy", 409, "The site changed while the request ran"),
     PAYLOAD_TOO_LARGE("payload-too-large", 413, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
+    RATE_LIMITED("rate-limited", 429, "Too many requests"),
+    QUOTA_EXCEEDED("quota-exceeded", 429, "The tenant's quota is used up"),
     SERVICE_UNAVAILABLE("service-unavailable", 503, "Service temporarily unavailable"),
     INTERNAL_ERROR("internal-error", 500, "Internal error");
 

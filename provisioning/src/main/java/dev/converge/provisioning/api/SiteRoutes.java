@@ -1,12 +1,15 @@
 package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,14 +36,16 @@ final class SiteRoutes {
     }
 
     void register(RoutesConfig routes) {
-        routes.post(COLLECTION, this::create);
-        routes.get(COLLECTION, this::list);
-        routes.get(ONE, this::get);
-        routes.delete(ONE, this::delete);
+        Authz authz = parts.authz();
+        routes.post(COLLECTION, authz.allow(EnumSet.of(Scope.SERVICE), this::create));
+        routes.get(COLLECTION, authz.allow(Scope.TENANT_READ, this::list));
+        routes.get(ONE, authz.allow(Scope.TENANT_READ, this::get));
+        // an agent deletes only through delete_site, with a person's approval; an approver mints, never deletes
+        routes.delete(ONE, authz.allow(EnumSet.of(Scope.SERVICE), this::delete));
     }
 
     private void create(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         var key = parts.idempotency().key(ctx, true);
         ObjectNode body = parts.body().read(ctx);
         parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION, body, () -> request(tenant, body))
@@ -54,6 +59,7 @@ final class SiteRoutes {
         String template = f.optionalText("template");
         String plan = f.optionalText("plan");
         f.check();
+        parts.limits().requireQuota(tenant.id(), Limits.Quota.SITES);
         Sites.RequestOutcome outcome = sites.request(tenant.id(), new SiteRequest(leadId, subdomain, template, plan));
         if (outcome instanceof Sites.Created created) {
             return parts.json(202, created.receipt(), Map.of("Location", COLLECTION + "/" + created.site().id()));
@@ -69,14 +75,14 @@ final class SiteRoutes {
     }
 
     private void get(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         long id = PathIds.id(ctx);
         var view = sites.view(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", id));
         parts.json(200, view, Map.of()).send(ctx);
     }
 
     private void list(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         SitePage.Query q = SitePage.Query.of(ctx);
         List<Site> rows = sites.list(tenant.id(), q.state(), q.after(), q.limit() + 1);
         parts.json(200, SitePage.of(rows, q.limit(), sites), Map.of()).send(ctx);
@@ -84,7 +90,7 @@ final class SiteRoutes {
 
     /** Starts the teardown; repeating it is harmless and answers the same way. */
     private void delete(Context ctx) {
-        Tenant tenant = BearerAuth.tenant(ctx);
+        Tenant tenant = Authz.tenant(ctx);
         long id = PathIds.id(ctx);
         Optional<Site> site = Optional.empty();
         for (int attempt = 1; ; attempt++) {

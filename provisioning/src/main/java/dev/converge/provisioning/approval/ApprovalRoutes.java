@@ -1,25 +1,34 @@
 package dev.converge.provisioning.approval;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.api.ProblemType;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP paths by which a person permits what an agent may not do on its own:
  * {@code POST /v1/sites/{id}/delete-approvals} mints a one-time approval for {@code delete_site},
- * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Tenant bearer auth.
+ * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Only a token of scope
+ * {@code approver} may: a person's, never the agent's.
  * They are API routes, never MCP tools: an agent connected to {@code /mcp} has no way to mint.
  */
 public final class ApprovalRoutes implements ApiExtension {
+    private static final Logger log = LoggerFactory.getLogger(ApprovalRoutes.class);
     private final Duration ttl;
 
     public ApprovalRoutes() {
@@ -32,10 +41,29 @@ public final class ApprovalRoutes implements ApiExtension {
 
     @Override
     public void configure(JavalinConfig config, ApiContext context) {
-        ApprovalDesk desk = new ApprovalDesk(context.service(), new Approvals(context.service().store(), ttl));
+        Approvals approvals = new Approvals(context.service().store(), ttl);
+        ApprovalDesk desk = new ApprovalDesk(context.service(), approvals);
+        purgeExpired(config, approvals);
         config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
-            return siteId < 0 ? invalidId() : render(desk.approveDelete(tenant.id(), siteId));
+            if (siteId < 0) {
+                return invalidId();
+            }
+            Duration asked = ttl(ctx, context);
+            if (asked == null) {
+                Reply r = problem(ProblemType.VALIDATION_FAILED, "ttl_seconds must be an integer from 1 to 86400");
+                r.body().put("field", "ttl_seconds");
+                return r;
+            }
+            var full = context.service().limits().wouldExceed(tenant.id(), Limits.Quota.OPEN_APPROVALS);
+            if (full.isPresent()) {
+                ctx.header("Retry-After", "60");
+                return problem(ProblemType.QUOTA_EXCEEDED, "This tenant holds its limit of " + full.get().limit()
+                        + " open approvals. Let some be used or expire first.");
+            }
+            ApprovalDesk d = asked.equals(ttl) ? desk
+                    : new ApprovalDesk(context.service(), new Approvals(context.service().store(), asked));
+            return render(d.approveDelete(tenant.id(), siteId));
         }));
         config.routes.post("/v1/sites/{id}/welcome-resends", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
@@ -43,21 +71,55 @@ public final class ApprovalRoutes implements ApiExtension {
         }));
     }
 
+    /** Expired approvals are deleted every few minutes while the server runs. */
+    private static void purgeExpired(JavalinConfig config, Approvals approvals) {
+        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "converge-approval-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        purger.scheduleWithFixedDelay(() -> {
+            try {
+                approvals.purgeExpired();
+            } catch (RuntimeException e) {
+                log.warn("could not purge expired approvals: {}", e.getMessage());
+            }
+        }, 1, 5, TimeUnit.MINUTES);
+        config.events.serverStopping(purger::shutdownNow);
+    }
+
     private record Reply(int status, Map<String, Object> body) {
     }
 
     private static void answer(Context ctx, ApiContext context, Function<Tenant, Reply> action)
             throws JsonProcessingException {
-        Optional<Tenant> tenant = context.authenticator().authenticate(ctx.header("Authorization"));
-        Reply reply;
-        if (tenant.isEmpty()) {
-            ctx.header("WWW-Authenticate", "Bearer realm=\"converge\"");
-            reply = problem(ProblemType.UNAUTHORIZED, "Send Authorization: Bearer <token> with a tenant's token.");
-        } else {
-            reply = action.apply(tenant.get());
-        }
+        // only a person's approver token mints: an agent's token gets a 403 naming the scope it lacks
+        Tenant tenant = context.authz().require(ctx, EnumSet.of(Scope.APPROVER)).tenant();
+        Reply reply = action.apply(tenant);
         ctx.status(reply.status()).contentType(reply.status() >= 400 ? "application/problem+json" : "application/json")
                 .result(context.json().writeValueAsString(reply.body()));
+    }
+
+    /** The approval's lifetime: the body's optional {@code ttl_seconds}, else the default; null if invalid. */
+    private Duration ttl(Context ctx, ApiContext context) {
+        String body = ctx.body();
+        if (body == null || body.isBlank()) {
+            return ttl;
+        }
+        try {
+            var node = context.json().readTree(body);
+            if (!node.isObject() || node.size() > 1 || (node.size() == 1 && !node.has("ttl_seconds"))) {
+                return null;
+            }
+            if (!node.has("ttl_seconds")) {
+                return ttl;
+            }
+            var v = node.get("ttl_seconds");
+            return v.canConvertToInt() && v.isIntegralNumber() && v.asInt() >= 1 && v.asInt() <= 86_400
+                    ? Duration.ofSeconds(v.asInt()) : null;
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     private static long siteId(Context ctx) {

@@ -29,6 +29,7 @@ public final class Approvals {
     private final Sql consume;
     private final Sql byHash;
     private final Sql giveBack;
+    private final Sql purge;
 
     public Approvals(Store store, Duration ttl) {
         this.store = Objects.requireNonNull(store, "store");
@@ -45,6 +46,7 @@ public final class Approvals {
         byHash = Sql.of(d, "SELECT id, tenant_id, site_id, action, used_at, "
                 + "CASE WHEN expires_at > {now} THEN 0 ELSE 1 END AS expired FROM pv_approval WHERE token_hash = :hash");
         giveBack = Sql.of(d, "UPDATE pv_approval SET used_at = NULL WHERE id = :id AND used_at IS NOT NULL");
+        purge = Sql.of(d, "DELETE FROM pv_approval WHERE expires_at < {now}");
     }
 
     public Approvals(Store store) {
@@ -110,6 +112,11 @@ public final class Approvals {
      */
     public void giveBack(long approvalId) {
         store.withConnection(c -> giveBack.update(c, Params.of().bigint("id", approvalId)));
+    }
+
+    /** Deletes expired approvals (used or not): they can permit nothing any more. The number deleted. */
+    public int purgeExpired() {
+        return store.withConnection(c -> purge.update(c, Params.of().now(store.clock().sqlNow())));
     }
 
     private record Found(long id, long tenantId, long siteId, String action, boolean used, boolean expired) {

@@ -147,7 +147,10 @@ public final class ChaosRun {
             leaves.clearFaults();
         }
         // the checker's natural keys come from the very flags the servers and workers were given
-        ServiceOptions service = CommandLine.populateCommand(new ServiceOptions(), fleet.serviceFlags().toArray(new String[0]));
+        // (--dev: the checker derives natural keys and calls no leaf as us; the children hold the real tokens)
+        java.util.List<String> flags = new java.util.ArrayList<>(fleet.serviceFlags());
+        flags.add("--dev");
+        ServiceOptions service = CommandLine.populateCommand(new ServiceOptions(), flags.toArray(new String[0]));
         ProvisioningConfig config = service.config(null);
         PostgresDatabaseLeaf dbLeaf = config.database() == null ? null : new PostgresDatabaseLeaf(config.database());
         Map<Long, Instant> sites = traffic.acceptedSites();

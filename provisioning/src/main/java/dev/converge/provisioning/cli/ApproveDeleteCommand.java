@@ -1,10 +1,6 @@
 package dev.converge.provisioning.cli;
 
-import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.approval.ApprovalDesk;
-import dev.converge.provisioning.approval.Approvals;
-import dev.converge.provisioning.tenant.Tenant;
-import dev.converge.store.Store;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -13,11 +9,12 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code converge approve-delete --site ID}: a person mints a one-time approval for an agent's
- * {@code delete_site}. The token is printed once and only its hash is stored.
+ * {@code delete_site}, through the server's API with their approver token. The approval is printed
+ * once; the server stores only its hash.
  */
 @Command(name = "approve-delete", mixinStandardHelpOptions = true,
         description = "Approve, once, an AI agent's deletion of one of your sites: prints a one-time approval token "
-                + "to give to the agent (tenant token from the environment).")
+                + "to give to the agent (approver token from the environment).")
 public final class ApproveDeleteCommand extends TenantDeskCommand {
     @Option(names = "--site", required = true, description = "Id of the site the agent may delete.")
     long siteId;
@@ -36,17 +33,19 @@ public final class ApproveDeleteCommand extends TenantDeskCommand {
     }
 
     @Override
-    int act(Provisioning p, Store store, Tenant tenant, PrintWriter out, PrintWriter err) {
-        ApprovalDesk.Outcome o = new ApprovalDesk(p, new Approvals(store, ttl)).approveDelete(tenant.id(), siteId);
-        if (o instanceof ApprovalDesk.DeleteApproved d) {
-            out.println("Approval to delete site " + siteId + " (" + d.site().subdomain() + "):");
-            out.println(d.approval().token());
-            out.println("Give it to the agent as delete_site's approval_token. It works once, until "
-                    + d.approval().expiresAt() + ", and is not shown again.");
-            return 0;
+    int act(Api api, PrintWriter out, PrintWriter err) throws IOException, InterruptedException {
+        if (ttl.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("--ttl must be at most 24h");
         }
-        err.println(o instanceof ApprovalDesk.NoSuchSite ? "your tenant has no site " + siteId
-                : "site " + siteId + " is already deleted: there is nothing to approve");
-        return 1;
+        Answer a = api.post("v1/sites/" + siteId + "/delete-approvals", "{\"ttl_seconds\":" + Math.max(1, ttl.toSeconds())
+                + "}");
+        if (a.status() != 201) {
+            return refused(a, err);
+        }
+        out.println("Approval to delete site " + siteId + ":");
+        out.println(a.body().path("approval_token").asText());
+        out.println("Give it to the agent as delete_site's approval_token. It works once, until "
+                + a.body().path("expires_at").asText() + ", and is not shown again.");
+        return 0;
     }
 }

@@ -17,6 +17,7 @@ final class Commands {
         cl.addSubcommand(new ServerCommand());
         cl.addSubcommand(new WorkerCommand());
         cl.addSubcommand(new TenantCommand());
+        cl.addSubcommand(new OperatorCommand());
         cl.addSubcommand(new MigrateCommand());
         cl.addSubcommand(new ReconcileCommand());
         cl.addSubcommand(new LeafsimCommand());

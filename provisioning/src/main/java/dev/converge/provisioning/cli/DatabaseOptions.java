@@ -22,6 +22,10 @@ public final class DatabaseOptions {
     public int pool;
 
     public Store open() {
+        if (url.toLowerCase(java.util.Locale.ROOT).contains("password=")) {
+            // a password in a flag shows in process listings and shell history
+            throw new IllegalArgumentException("--db must not carry a password: put it in CONVERGE_DB_PASSWORD");
+        }
         if (url.startsWith("jdbc:h2:file:")) {
             String path = url.substring("jdbc:h2:file:".length()).split(";", 2)[0];
             Path parent = Path.of(path).toAbsolutePath().getParent();

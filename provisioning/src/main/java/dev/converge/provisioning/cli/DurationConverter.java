@@ -4,7 +4,7 @@ import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Reads durations as people write them: 500ms, 90s, 10m, 2h. */
+/** Reads durations as people write them: 500ms, 90s, 10m, 2h, 30d. */
 public final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
@@ -18,10 +18,11 @@ public final class DurationConverter implements ITypeConverter<Duration> {
                 case 's' -> positive(Duration.ofSeconds(n), value);
                 case 'm' -> positive(Duration.ofMinutes(n), value);
                 case 'h' -> positive(Duration.ofHours(n), value);
-                default -> throw new TypeConversionException("not a duration (use 500ms, 90s, 10m, 2h): " + value);
+                case 'd' -> positive(Duration.ofDays(n), value);
+                default -> throw new TypeConversionException("not a duration (use 500ms, 90s, 10m, 2h, 30d): " + value);
             };
         } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new TypeConversionException("not a duration (use 500ms, 90s, 10m, 2h): " + value);
+            throw new TypeConversionException("not a duration (use 500ms, 90s, 10m, 2h, 30d): " + value);
         }
     }
 

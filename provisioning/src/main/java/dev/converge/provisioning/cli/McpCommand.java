@@ -1,40 +1,33 @@
 package dev.converge.provisioning.cli;
 
-import dev.converge.provisioning.NodeOptions;
-import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.mcp.McpOptions;
-import dev.converge.provisioning.mcp.StdioMcpServer;
-import dev.converge.provisioning.tenant.Tenant;
-import dev.converge.store.Store;
+import dev.converge.provisioning.mcp.StdioBridge;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.util.Optional;
+import java.net.URI;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code converge mcp}: the MCP tools over stdio for one tenant, whose token comes from the
- * environment. Standard output is the protocol: everything else the process prints (logs, stray
- * output) is sent to standard error. The node only enqueues; workers elsewhere do the work.
+ * {@code converge mcp}: the MCP tools over stdio, relayed to a running server's {@code /mcp} with
+ * one tenant's agent token from the environment. It opens no database and holds no credential but
+ * that token, so an agent host's MCP configuration cannot read any tenant's data, its own included,
+ * except through the tools. Standard output is the protocol; everything else goes to stderr.
  */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
-        description = "Serve the provisioning tools to an AI agent over MCP on stdin/stdout (tenant token from "
-                + "the environment; logs go to stderr).")
+        description = "Serve the provisioning tools to an AI agent over MCP on stdin/stdout, relayed to a Converge "
+                + "server with a tenant's agent token from the environment (logs go to stderr).")
 public final class McpCommand implements Callable<Integer> {
-    @Mixin
-    ServiceOptions service = new ServiceOptions();
+    @Option(names = "--url", defaultValue = "${env:CONVERGE_URL:-http://127.0.0.1:8080}",
+            description = "Base URL of the Converge server (default: ${DEFAULT-VALUE}).")
+    String url;
 
-    @Option(names = "--tenant-token-env", defaultValue = "CONVERGE_TENANT_TOKEN",
-            description = "Environment variable holding the tenant's bearer token (default: ${DEFAULT-VALUE}).")
-    String tenantTokenEnv;
-
-    @Option(names = "--check-url-loopback", description = "Let check_url contact loopback addresses (local demos only).")
-    boolean checkUrlLoopback;
+    @Option(names = {"--token-env", "--tenant-token-env"}, defaultValue = "CONVERGE_AGENT_TOKEN",
+            description = "Environment variable holding the tenant's agent token (default: ${DEFAULT-VALUE}).")
+    String tokenEnv;
 
     private final UnaryOperator<String> env;
 
@@ -53,34 +46,18 @@ public final class McpCommand implements Callable<Integer> {
         PrintStream stdout = System.out;
         System.setOut(System.err); // nothing but the protocol may reach stdout
         try {
-            return serve(protocol);
+            String token = env.apply(tokenEnv);
+            if (token == null || token.isBlank()) {
+                System.err.println("mcp: set " + tokenEnv + " to the tenant's agent token (converge tenant token create "
+                        + "--scope agent)");
+                return 2;
+            }
+            URI server = ServerUrl.parse(url);
+            System.err.println("mcp: relaying stdio to " + server.resolve("/mcp"));
+            new StdioBridge(server, token.strip(), System.err).run(System.in, protocol);
+            return 0;
         } finally {
             System.setOut(stdout);
-        }
-    }
-
-    private int serve(OutputStream protocol) throws InterruptedException {
-        String token = env.apply(tenantTokenEnv);
-        if (token == null || token.isBlank()) {
-            System.err.println("mcp: set " + tenantTokenEnv + " to the tenant's bearer token");
-            return 2;
-        }
-        try (Store store = service.database.open()) {
-            Provisioning p = Provisioning.start(store, service.config(null),
-                    NodeOptions.defaults().withConcurrency(0).withMaintenance(false, false));
-            try {
-                Optional<Tenant> tenant = p.tenants().authenticate(token.strip());
-                if (tenant.isEmpty()) {
-                    System.err.println("mcp: the token in " + tenantTokenEnv + " is not a tenant's token");
-                    return 2;
-                }
-                System.err.println("mcp: serving tenant " + tenant.get().id() + " on stdio");
-                StdioMcpServer.serve(p, tenant.get(), McpOptions.defaults().withLoopbackUrlChecks(checkUrlLoopback),
-                        System.in, protocol);
-                return 0;
-            } finally {
-                p.close();
-            }
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.converge.provisioning.cli;
 
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.ProvisioningConfig;
 import dev.converge.provisioning.api.ApiOptions;
 import dev.converge.provisioning.api.ApiServer;
 import dev.converge.store.Store;
@@ -38,8 +39,9 @@ public final class ServerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
         NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
+        ProvisioningConfig config = service.config(null); // a missing leaf token is refused before anything opens
         try (Store store = service.database.open();
-                Provisioning p = Provisioning.start(store, service.config(null), options);
+                Provisioning p = Provisioning.start(store, config, options);
                 ApiServer api = ApiServer.start(p, apiOptions(), dev.converge.provisioning.StandardExtensions.all())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
             System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "

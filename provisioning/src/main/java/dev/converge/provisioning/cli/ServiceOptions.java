@@ -71,8 +71,22 @@ public final class ServiceOptions {
             + "send and the token spend; without it such a send needs a person.")
     String mailLookupUrl;
 
-    /** Builds the configuration; leaf tokens from CONVERGE_{GITHOST,HOSTING,LICENSE}_TOKEN (simulator defaults otherwise). */
+    @Option(names = "--dev", description = "Use the leaf simulator's default tokens (dev-<leaf>-token) for leaves whose "
+            + "CONVERGE_<LEAF>_TOKEN is unset. Local demos only: without it a missing token stops the command.")
+    boolean dev;
+
+    /**
+     * Builds the configuration; leaf tokens from CONVERGE_{GITHOST,HOSTING,LICENSE}_TOKEN. A missing
+     * one is an error (a service must not quietly talk to a leaf with a well-known token) unless
+     * {@code --dev} allows the simulator's defaults.
+     */
     public ProvisioningConfig config(ProvisioningConfig.MailLookup mailLookup) {
+        java.util.List<String> missing = java.util.stream.Stream.of("githost", "hosting", "license")
+                .map(l -> "CONVERGE_" + l.toUpperCase() + "_TOKEN").filter(v -> env(v, null) == null).toList();
+        if (!missing.isEmpty() && !dev) {
+            throw new IllegalArgumentException("set " + String.join(", ", missing) + " (leaf API tokens come from the "
+                    + "environment only), or pass --dev to use the leaf simulator's default tokens");
+        }
         String[] hostPort = smtp.split(":", 2);
         if (hostPort.length != 2) {
             throw new IllegalArgumentException("--smtp must be host:port");

@@ -31,11 +31,12 @@ public final class WorkerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
         NodeOptions options = node.options(node.concurrency()); // a bad flag is refused before anything opens
+        var config = service.config(null); // so is a missing leaf token
         try (Store store = service.database.open()) {
             if (standby && !startSignal()) {
                 return 0;
             }
-            try (Provisioning p = Provisioning.start(store, service.config(null), options)) {
+            try (Provisioning p = Provisioning.start(store, config, options)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
                 System.out.println("converge worker " + p.engine().nodeId() + " working on " + store);
                 stop.await();

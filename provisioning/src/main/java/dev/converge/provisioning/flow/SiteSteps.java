@@ -34,6 +34,7 @@ import java.util.Map;
  * so a step delivered twice, or late, changes nothing twice.
  */
 public final class SiteSteps {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SiteSteps.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Store store;
@@ -153,6 +154,8 @@ public final class SiteSteps {
         FlowView flow = engine.flows().get(site.provisionFlowId()).orElseThrow();
         boolean attention = flow.state() == FlowState.NEEDS_ATTENTION;
         String why = attention && flow.attention() != null ? flow.attention() : flow.failureReason();
+        // the whole reason for operators; tenants see its code and a safe message (SiteFailure)
+        log.warn("site {} of tenant {} {}: {}", site.id(), site.tenantId(), attention ? "needs attention" : "failed", why);
         store.inTransaction(c -> {
             if (sites.move(c, site.id(), SiteState.PROVISIONING, attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED,
                     why, store.clock().sqlNow())) {

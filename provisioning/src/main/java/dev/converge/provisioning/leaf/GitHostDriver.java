@@ -42,8 +42,8 @@ public final class GitHostDriver implements LeafDriver {
         if (!reply.isSuccess()) {
             throw reply.changeFailure(name, reply.status() == 409 || saysAlreadyExists(reply));
         }
-        return reply.json().flatMap(this::repository).filter(repo -> repo.naturalKey().equals(name))
-                .orElseThrow(() -> reply.malformedChange("expected a repository named '" + name + "' with id"));
+        return reply.json().flatMap(this::repository).filter(repo -> isOurs(repo, name))
+                .orElseThrow(() -> reply.malformedChange("expected repository " + config.org() + "/" + name + " with id"));
     }
 
     @Override
@@ -56,8 +56,8 @@ public final class GitHostDriver implements LeafDriver {
         if (!reply.isSuccess()) {
             throw reply.readFailure();
         }
-        return Optional.of(reply.json().flatMap(this::repository).filter(repo -> repo.naturalKey().equals(name))
-                .orElseThrow(() -> reply.malformedRead("expected repository '" + name + "'")));
+        return Optional.of(reply.json().flatMap(this::repository).filter(repo -> isOurs(repo, name))
+                .orElseThrow(() -> reply.malformedRead("expected repository " + config.org() + "/" + name)));
     }
 
     /** @param fullName {@code org/name} as returned in {@link LeafResource#leafId()} */
@@ -66,6 +66,10 @@ public final class GitHostDriver implements LeafDriver {
         String[] parts = fullName == null ? new String[0] : fullName.split("/", -1);
         if (parts.length != 2 || !GitHostConfig.SEGMENT.matcher(parts[0]).matches()) {
             throw new IllegalArgumentException("a git host leaf id is org/name: " + fullName);
+        }
+        if (!parts[0].equals(config.org())) {
+            // a leaf id from anywhere but our org is never ours to delete, whatever a ledger row says
+            throw new IllegalArgumentException("deletes only repositories of " + config.org() + ": " + fullName);
         }
         requireName(parts[1]);
         LeafReply reply = http.delete("/repos/" + fullName);
@@ -86,7 +90,12 @@ public final class GitHostDriver implements LeafDriver {
             JsonNode repos = reply.json().filter(JsonNode::isArray)
                     .orElseThrow(() -> reply.malformedRead("expected a list of repositories"));
             for (JsonNode node : repos) {
-                all.add(repository(node).orElseThrow(() -> reply.malformedRead("a repository without id or name")));
+                LeafResource repo = repository(node).orElseThrow(() -> reply.malformedRead("a repository without id or "
+                        + "name"));
+                if (!isOurs(repo, repo.naturalKey())) {
+                    throw reply.malformedRead("a repository outside " + config.org() + " in its listing");
+                }
+                all.add(repo);
             }
             if (repos.size() < PAGE_SIZE || reply.headers().firstValue("Link").filter(l -> l.contains("rel=\"next\""))
                     .isEmpty()) {
@@ -110,6 +119,11 @@ public final class GitHostDriver implements LeafDriver {
         JsonFields.text(node, "clone_url").ifPresent(url -> data.put("clone_url", url));
         return Optional.of(new LeafResource(fullName.get(), name.get(), JsonFields.optionalText(node, "description"),
                 data));
+    }
+
+    /** A reply names our repository only if its name and its full name, org/name, are exactly ours. */
+    private boolean isOurs(LeafResource repo, String name) {
+        return repo.naturalKey().equals(name) && repo.leafId().equals(config.org() + "/" + name);
     }
 
     private static boolean saysAlreadyExists(LeafReply reply) {

@@ -63,11 +63,21 @@ public final class PostgresDatabaseLeaf implements LeafDriver {
         }
         String staging = stagingName(name);
         try (Connection connection = connections.open()) {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE DATABASE " + quoted(staging));
-            } catch (SQLException e) {
-                if (!"42P04".equals(e.getSQLState())) { // exists: an earlier attempt got this far
-                    throw classifyCreate(name, e);
+            if (!createStaging(connection, name, staging)) {
+                // exists: an earlier attempt got this far. Reused only if it carries this very site's tag
+                String found = read(SELECT + " WHERE datname = ?", staging).stream().findFirst().map(LeafResource::tag)
+                        .orElse(null);
+                if (found != null && !found.equals(tag)) {
+                    throw new LeafRejected(LEAF, "the staging database of " + name + " carries another tag; it is not "
+                            + "ours to use", 0, false, null, null);
+                }
+                if (found == null) {
+                    // a create of ours that died before its comment (no natural key reaches this name): start again
+                    dropQuietly(connection, staging);
+                    if (!createStaging(connection, name, staging)) {
+                        throw new LeafRejected(LEAF, "the staging database of " + name + " came back at once", 0, true,
+                                null, null);
+                    }
                 }
             }
             tagOrUndo(connection, staging, tag);
@@ -82,12 +92,29 @@ public final class PostgresDatabaseLeaf implements LeafDriver {
         }
     }
 
-    /** The staging name of a database: our prefix, a marker, and a hash of the real name (within 63 characters). */
+    /** CREATE DATABASE of the staging name; false if it exists already. */
+    private boolean createStaging(Connection connection, String name, String staging) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + quoted(staging));
+            return true;
+        } catch (SQLException e) {
+            if ("42P04".equals(e.getSQLState())) {
+                return false;
+            }
+            throw classifyCreate(name, e);
+        }
+    }
+
+    /**
+     * The staging name of a database: our prefix, then {@code _stg_} and a hash of the real name.
+     * Natural names are the prefix and a DNS label ({@code -} as {@code _}), which never starts with
+     * {@code _} nor holds {@code __}: no subdomain can name another site's staging database.
+     */
     String stagingName(String name) {
         try {
             byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
                     .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return config.namePrefix() + "stg_" + java.util.HexFormat.of().formatHex(digest).substring(0, 24);
+            return config.namePrefix() + "_stg_" + java.util.HexFormat.of().formatHex(digest).substring(0, 24);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

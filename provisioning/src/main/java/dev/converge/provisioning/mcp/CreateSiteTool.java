@@ -2,6 +2,7 @@ package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Receipt;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
@@ -43,6 +44,11 @@ final class CreateSiteTool {
     private ToolResult handle(SiteTool.Call call) {
         SiteRequest req = new SiteRequest(call.args().integer("lead_id"), call.args().string("subdomain"),
                 call.args().string("template"), call.args().string("plan"));
+        service.limits().wouldExceed(call.tenant().id(), Limits.Quota.SITES).ifPresent(e -> {
+            throw new ToolRefusal("quota_exceeded", "Your organisation holds its limit of " + e.limit() + " sites, so no "
+                    + "site was requested.", "Ask a person to delete a site they no longer need, or to ask the service's "
+                    + "operators for a higher limit; then call create_site again.").with("limit", e.limit());
+        });
         Sites.RequestOutcome outcome = service.sites().request(call.tenant().id(), req);
         if (outcome instanceof Sites.Created created) {
             return receipt("created", created.site(), created.receipt(), "A new site was requested and is being provisioned.");

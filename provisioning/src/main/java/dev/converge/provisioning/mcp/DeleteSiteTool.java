@@ -20,9 +20,8 @@ final class DeleteSiteTool {
     static SiteTool declaration(Provisioning service) {
         return new SiteTool("delete_site", "Delete a site",
                 "Deletes a site and everything provisioned for it (repository, hosting, database, license); this cannot "
-                        + "be undone. Requires approval_token: a one-time approval that only a person can mint for this "
-                        + "site (with `converge approve-delete --site <id>` or POST /v1/sites/<id>/delete-approvals). "
-                        + "You cannot mint one yourself; without it the tool refuses and says how to ask.",
+                        + "be undone. Requires approval_token: a one-time approval that only a person can give for this "
+                        + "site. You cannot make one yourself; without it the tool refuses and says whom to ask.",
                 RepetitionSafety.UNSAFE, true,
                 new ToolArgs(List.of(
                         ToolArg.integer(SiteTool.SITE_ID, "The site's id.").required(),

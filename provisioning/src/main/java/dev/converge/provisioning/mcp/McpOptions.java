@@ -8,9 +8,19 @@ import java.time.Duration;
  * @param allowLoopbackUrlChecks whether {@code check_url} may contact loopback addresses (demo and
  *                               tests, whose sites run locally); off in production
  * @param urlCheckTimeout        the bound on {@code check_url}'s name lookup and its HEAD request
+ * @param sessionsPerTenant      open MCP sessions a tenant may hold at once
+ * @param sessionIdle            how long an unused MCP session lives
  */
-public record McpOptions(boolean allowLoopbackUrlChecks, Duration urlCheckTimeout) {
+public record McpOptions(boolean allowLoopbackUrlChecks, Duration urlCheckTimeout, int sessionsPerTenant,
+        Duration sessionIdle) {
+    public McpOptions(boolean allowLoopbackUrlChecks, Duration urlCheckTimeout) {
+        this(allowLoopbackUrlChecks, urlCheckTimeout, 50, Duration.ofMinutes(30));
+    }
+
     public McpOptions {
+        if (sessionsPerTenant < 1 || sessionIdle == null || sessionIdle.isNegative() || sessionIdle.isZero()) {
+            throw new IllegalArgumentException("sessionsPerTenant must be at least 1 and sessionIdle positive");
+        }
         if (urlCheckTimeout == null || urlCheckTimeout.isNegative() || urlCheckTimeout.isZero()
                 || urlCheckTimeout.compareTo(Duration.ofSeconds(10)) > 0) {
             throw new IllegalArgumentException("urlCheckTimeout must be positive and at most 10s");
@@ -22,6 +32,11 @@ public record McpOptions(boolean allowLoopbackUrlChecks, Duration urlCheckTimeou
     }
 
     public McpOptions withLoopbackUrlChecks(boolean allow) {
-        return new McpOptions(allow, urlCheckTimeout);
+        return new McpOptions(allow, urlCheckTimeout, sessionsPerTenant, sessionIdle);
+    }
+
+    /** At most {@code perTenant} open sessions per tenant, each forgotten after {@code idle} unused. */
+    public McpOptions withSessions(int perTenant, Duration idle) {
+        return new McpOptions(allowLoopbackUrlChecks, urlCheckTimeout, perTenant, idle);
     }
 }

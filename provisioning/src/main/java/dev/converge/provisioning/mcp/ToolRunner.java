@@ -26,7 +26,7 @@ public final class ToolRunner {
     public ToolResult run(SiteTool tool, Optional<Tenant> tenant, Map<String, Object> sent) {
         if (tenant.isEmpty()) {
             return ToolResult.refused(new ToolRefusal("unauthenticated", "This connection is not authenticated as a "
-                    + "tenant.", "Connect with the tenant's bearer token (HTTP) or CONVERGE_TENANT_TOKEN (stdio)."));
+                    + "tenant.", "Connect with the tenant's agent token (HTTP), or CONVERGE_AGENT_TOKEN for converge mcp."));
         }
         try {
             ToolArgs.Arguments args = tool.args().validate(sent);

@@ -18,4 +18,20 @@ public record Site(long id, long tenantId, long leadId, String subdomain, String
     public static String subjectOf(long siteId) {
         return "site-" + siteId;
     }
+
+    /** The site id whose tag ({@code Ledger.tagFor(subjectOf(id))}) this is exactly, or 0 if it is none. */
+    public static long idInTag(String tag) {
+        if (tag == null) {
+            return 0;
+        }
+        int start = tag.length();
+        while (start > 0 && Character.isDigit(tag.charAt(start - 1))) {
+            start--;
+        }
+        if (start == tag.length() || tag.length() - start > 18) {
+            return 0;
+        }
+        long id = Long.parseLong(tag.substring(start));
+        return id > 0 && dev.converge.ledger.Ledger.tagFor(subjectOf(id)).equals(tag) ? id : 0;
+    }
 }

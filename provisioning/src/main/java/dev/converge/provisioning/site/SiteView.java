@@ -3,13 +3,17 @@ package dev.converge.provisioning.site;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
-/** Everything {@code GET /v1/sites/{id}} shows: state, resources as the ledger holds them, flow history, receipt. */
+/**
+ * Everything {@code GET /v1/sites/{id}} shows: state, resources as the ledger holds them, flow
+ * history, receipt. A failure is shown as a stable code and a short safe message ({@link SiteFailure}).
+ */
 public record SiteView(
         @JsonProperty("site_id") long siteId,
         @JsonProperty("state") String state,
         @JsonProperty("subdomain") String subdomain,
         @JsonProperty("lead_id") long leadId,
         @JsonProperty("failure") String failure,
+        @JsonProperty("failure_code") String failureCode,
         @JsonProperty("resources") List<Resource> resources,
         @JsonProperty("history") List<HistoryEntry> history,
         @JsonProperty("receipt") Receipt receipt) {

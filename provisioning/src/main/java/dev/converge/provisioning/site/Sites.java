@@ -117,7 +117,10 @@ public final class Sites {
         List<SiteView.HistoryEntry> history = new ArrayList<>();
         addHistory(history, SiteFlows.PROVISION, site.provisionFlowId());
         addHistory(history, SiteFlows.TEARDOWN, site.teardownFlowId());
-        return new SiteView(site.id(), site.state().sql(), site.subdomain(), site.leadId(), site.failure(), resources,
+        SiteFailure failure = site.state() == SiteState.FAILED || site.state() == SiteState.NEEDS_ATTENTION
+                ? SiteFailure.of(site.state(), site.failure()) : null;
+        return new SiteView(site.id(), site.state().sql(), site.subdomain(), site.leadId(),
+                failure == null ? null : failure.message(), failure == null ? null : failure.code(), resources,
                 history, receipts.of(site));
     }
 
@@ -127,7 +130,7 @@ public final class Sites {
         }
         for (FlowEvent e : engine.flows().history(flowId)) {
             out.add(new SiteView.HistoryEntry(flow, e.at().toString(), e.from() == null ? null : e.from().sql(),
-                    e.to().sql(), e.reason()));
+                    e.to().sql(), SiteFailure.shownReason(e.to().sql(), e.reason())));
         }
     }
 

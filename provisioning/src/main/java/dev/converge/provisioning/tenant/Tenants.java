@@ -1,25 +1,25 @@
 package dev.converge.provisioning.tenant;
 
+import dev.converge.provisioning.access.Credentials;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;
 import dev.converge.store.Store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
 
 /**
- * Tenants and their bearer tokens. A token is 32 random bytes, shown once when the tenant is
- * created; only its SHA-256 is stored (the token's entropy makes a slow hash unnecessary), so
- * a copy of the database does not let anyone act as a tenant.
+ * Tenants. Creating one issues its first token, of scope {@code service} (see {@link Credentials}:
+ * 32 random bytes shown once; only the SHA-256 is stored, the token's entropy making a slow hash
+ * unnecessary, so a copy of the database does not let anyone act as a tenant).
  */
 public final class Tenants {
-    /** A new tenant and its token, which is not stored anywhere and cannot be shown again. */
+    /** A new tenant and its service token, which is not stored anywhere and cannot be shown again. */
     public record Created(Tenant tenant, String token) {
         @Override
         public String toString() {
@@ -27,16 +27,15 @@ public final class Tenants {
         }
     }
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private final Store store;
+    private final Credentials credentials;
     private final Sql insert;
-    private final Sql byHash;
     private final Sql byId;
 
     public Tenants(Store store) {
         this.store = store;
-        insert = Sql.of(store.dialect(), "INSERT INTO pv_tenant (name, token_hash, created_at) VALUES (:name, :hash, {now})");
-        byHash = Sql.of(store.dialect(), "SELECT id, name, created_at FROM pv_tenant WHERE token_hash = :hash");
+        this.credentials = new Credentials(store);
+        insert = Sql.of(store.dialect(), "INSERT INTO pv_tenant (name, created_at) VALUES (:name, {now})");
         byId = Sql.of(store.dialect(), "SELECT id, name, created_at FROM pv_tenant WHERE id = :id");
     }
 
@@ -44,12 +43,9 @@ public final class Tenants {
         if (name == null || name.isBlank() || name.length() > 200) {
             throw new IllegalArgumentException("tenant name must be 1-200 characters");
         }
-        byte[] raw = new byte[32];
-        RANDOM.nextBytes(raw);
-        String token = "cvt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
         long id = store.withConnection(c -> {
             try (PreparedStatement ps = insert.prepareReturning(c, Params.of().now(store.clock().sqlNow())
-                    .text("name", name.strip()).text("hash", hash(token)), "id")) {
+                    .text("name", name.strip()), "id")) {
                 ps.executeUpdate();
                 try (ResultSet rs = ps.getGeneratedKeys()) {
                     rs.next();
@@ -57,16 +53,13 @@ public final class Tenants {
                 }
             }
         });
-        return new Created(get(id).orElseThrow(), token);
+        Credentials.Issued token = credentials.issue(id, Scope.SERVICE, null, "created with the tenant");
+        return new Created(get(id).orElseThrow(), token.token());
     }
 
-    /** The tenant a bearer token belongs to, if any. */
-    public Optional<Tenant> authenticate(String token) {
-        if (token == null || token.isBlank() || token.length() > 200) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable(store.withConnection(c -> byHash.queryOne(c, Params.of().text("hash", hash(token)),
-                Tenants::row)));
+    /** The tenants' (and operators') bearer tokens. */
+    public Credentials credentials() {
+        return credentials;
     }
 
     public Optional<Tenant> get(long id) {

@@ -2,6 +2,7 @@ package dev.converge.provisioning.api;
 
 import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.ProvisioningFixture;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.SqlWork;
 import java.time.Duration;
@@ -21,9 +22,13 @@ final class ApiHarness implements AutoCloseable {
     }
 
     ApiHarness(Duration trialWindow, ApiOptions options) {
+        this(trialWindow, options, List.of());
+    }
+
+    ApiHarness(Duration trialWindow, ApiOptions options, List<ApiExtension> extensions) {
         this.fixture = new ProvisioningFixture(trialWindow);
         try {
-            this.server = ApiServer.start(fixture.service(), options, List.of());
+            this.server = ApiServer.start(fixture.service(), options, extensions);
         } catch (RuntimeException e) {
             fixture.close();
             throw e;
@@ -37,6 +42,16 @@ final class ApiHarness implements AutoCloseable {
 
     Tenants.Created tenant() {
         return service().tenants().create("tenant-" + NAMES.incrementAndGet());
+    }
+
+    /** Another token of the tenant, of {@code scope}. */
+    String token(Tenants.Created tenant, Scope scope) {
+        return service().tenants().credentials().issue(tenant.tenant().id(), scope, null, "test").token();
+    }
+
+    /** An operator token. */
+    String operatorToken() {
+        return service().tenants().credentials().issueOperator(null, "test").token();
     }
 
     /** A new lead of the tenant, created through the API; its id. */

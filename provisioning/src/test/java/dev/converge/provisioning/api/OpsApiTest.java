@@ -41,7 +41,9 @@ class OpsApiTest {
         api.client.get("/v1/sites/424242", token);
         api.client.get("/v1/sites/424243", token);
         api.client.get("/v1/sites/424244", null);
-        var r = api.client.get("/metrics", null);
+        assertThat(api.client.get("/metrics", null).status()).isEqualTo(401);
+        assertThat(api.client.get("/metrics", token).status()).as("a tenant's token is not the operator's").isEqualTo(403);
+        var r = api.client.get("/metrics", api.operatorToken());
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).startsWith("text/plain");
         List<String> lines = r.body().lines().filter(l -> l.startsWith("converge_http_requests_seconds_count{")).toList();
@@ -53,9 +55,27 @@ class OpsApiTest {
     }
 
     @Test
+    void storeWideGaugesAreServedFromMemoryBetweenRefreshesSoScrapesCostNoQueries() {
+        String operator = api.operatorToken();
+        var tenant = api.tenant();
+        String before = provisioningGauge(api.client.get("/metrics", operator).body());
+        long lead = api.lead(tenant.token());
+        assertThat(api.client.postSite(tenant.token(), "gauge-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("g")))
+                .status()).isEqualTo(202);
+        assertThat(api.count("SELECT COUNT(*) FROM pv_site")).isPositive();
+        assertThat(provisioningGauge(api.client.get("/metrics", operator).body())).as("not re-read within 15 s")
+                .isEqualTo(before);
+    }
+
+    private static String provisioningGauge(String scrape) {
+        return scrape.lines().filter(l -> l.startsWith("converge_sites{") && l.contains("state=\"provisioning\""))
+                .findFirst().orElseThrow();
+    }
+
+    @Test
     void extensionsAreMountedOnTheSameServerWithItsAuthenticationAndJsonMapper() {
         ApiExtension whoami = (config, context) -> config.routes.get("/ext/whoami", ctx -> {
-            var tenant = context.authenticator().authenticate(ctx.header("Authorization"));
+            var tenant = context.authenticator().authenticate(ctx.header("Authorization")).map(c -> c.tenant());
             ctx.status(tenant.isPresent() ? 200 : 401).contentType("application/json")
                     .result(context.json().writeValueAsString(Map.of("tenant", tenant.map(t -> t.name()).orElse("none"),
                             "since", tenant.map(t -> t.createdAt()).orElse(Instant.EPOCH))));

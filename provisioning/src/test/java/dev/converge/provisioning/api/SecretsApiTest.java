@@ -62,8 +62,8 @@ class SecretsApiTest {
             });
             assertThat(stored).hasSizeGreaterThanOrEqualTo(2).noneMatch(row -> row.contains(token));
             String hash = dev.converge.provisioning.tenant.Tenants.hash(token);
-            assertThat(api.count("SELECT COUNT(*) FROM pv_tenant WHERE token_hash = ?", hash)).isEqualTo(1);
-            assertThat(api.count("SELECT COUNT(*) FROM pv_tenant WHERE token_hash = ?", token))
+            assertThat(api.count("SELECT COUNT(*) FROM pv_token WHERE token_hash = ?", hash)).isEqualTo(1);
+            assertThat(api.count("SELECT COUNT(*) FROM pv_token WHERE token_hash = ?", token))
                     .as("only the hash is stored").isZero();
         } finally {
             root.detachAppender(captured);

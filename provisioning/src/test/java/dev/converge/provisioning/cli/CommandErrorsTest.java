@@ -27,14 +27,14 @@ class CommandErrorsTest {
     }
 
     @Test
-    void aDatabaseThatDoesNotExistIsNamedWithoutAStackTraceOrThePassword() {
+    void aDatabaseThatDoesNotExistIsNamedWithoutAStackTrace() {
         // skips without a server, and fails under CI=true, like every PostgreSQL suite
         ScratchDatabase.create("cv_errprobe").close();
-        int exit = run("migrate", "--db", "jdbc:postgresql://127.0.0.1:5432/cv_no_such_db?password=s3cret-pw");
+        int exit = run("migrate", "--db", "jdbc:postgresql://127.0.0.1:5432/cv_no_such_db");
 
         assertThat(exit).isEqualTo(1);
         assertThat(err.toString()).contains("migrate: ").contains("database \"cv_no_such_db\" does not exist")
-                .doesNotContain("\tat ").doesNotContain("s3cret-pw");
+                .doesNotContain("\tat ");
     }
 
     @Test
@@ -66,9 +66,27 @@ class CommandErrorsTest {
     }
 
     @Test
+    void aServiceWithoutLeafTokensIsRefusedBeforeItOpensAnythingUnlessDev(@TempDir Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("CONVERGE_GITHOST_TOKEN") == null);
+        int exit = run("worker", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("CONVERGE_GITHOST_TOKEN").contains("--dev").doesNotContain("\tat ");
+        assertThat(dir.resolve("store.mv.db")).as("no store was opened").doesNotExist();
+    }
+
+    @Test
+    void aDatabasePasswordInTheUrlIsRefused() {
+        int exit = run("migrate", "--db", "jdbc:postgresql://127.0.0.1:5432/x?user=a&password=secret");
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("CONVERGE_DB_PASSWORD").doesNotContain("secret");
+    }
+
+    @Test
     void aPortAlreadyTakenIsSaidPlainly(@TempDir Path dir) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            int exit = run("server", "--port", String.valueOf(taken.getLocalPort()), "--db",
+            int exit = run("server", "--dev", "--port", String.valueOf(taken.getLocalPort()), "--db",
                     "jdbc:h2:file:" + dir.resolve("store"));
 
             assertThat(exit).isEqualTo(1);

@@ -177,4 +177,28 @@ class PostgresDatabaseLeafTest {
         leaf.delete(name);
         assertThat(leaf.list()).isEmpty();
     }
+
+    @Test
+    void noSubdomainCanNameAnotherSitesStagingDatabase() throws Exception {
+        String victim = prefix + "victim_shop";
+        String staging = leaf.stagingName(victim);
+        // what a crafted subdomain could reach: prefix + a DNS label with '-' as '_', 3-40 characters, no "__"
+        String reachable = "[a-z0-9](?:[a-z0-9]|_(?!_)){2,39}";
+        assertThat(staging.substring(prefix.length())).as("the staging name is out of every natural key's reach")
+                .doesNotMatch(reachable);
+        assertThat(staging).startsWith(prefix);
+    }
+
+    @Test
+    void aStagingDatabaseThatCarriesAnotherTagIsNeverRenamedOrTaggedAsOurs() throws Exception {
+        String name = prefix + "squatted";
+        String staging = leaf.stagingName(name);
+        try (var c = LocalPostgres.connect(LocalPostgres.URL); var st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + staging);
+            st.execute("COMMENT ON DATABASE " + staging + " IS 'converge:site-666'");
+        }
+        assertThatThrownBy(() -> leaf.create(name, "converge:site-11", null)).isInstanceOf(LeafRejected.class);
+        assertThat(leaf.find(name)).as("nothing was renamed into the site's name").isEmpty();
+        assertThat(leaf.find(staging)).hasValueSatisfying(db -> assertThat(db.tag()).isEqualTo("converge:site-666"));
+    }
 }

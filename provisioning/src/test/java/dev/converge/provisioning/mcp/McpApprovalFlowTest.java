@@ -16,6 +16,7 @@ import dev.converge.provisioning.cli.ApproveDeleteCommand;
 import dev.converge.provisioning.cli.PermitWelcomeCommand;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.site.SiteState;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.queue.JobState;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -75,6 +76,10 @@ class McpApprovalFlowTest {
         return JSON.readValue(r.body(), Map.class);
     }
 
+    private static String token(Tenants.Created tenant, Scope scope) {
+        return fixture.service().tenants().credentials().issue(tenant.tenant().id(), scope, null, "test").token();
+    }
+
     private static SiteState state(long tenantId, long siteId) {
         return fixture.service().sites().get(tenantId, siteId).orElseThrow().state();
     }
@@ -84,24 +89,37 @@ class McpApprovalFlowTest {
         Tenants.Created owner = fixture.service().tenants().create("deleter");
         Tenants.Created other = fixture.service().tenants().create("stranger");
         Lead lead = fixture.service().leads().create(owner.tenant().id(), "Ada", "ada@example.com");
-        try (McpSyncClient client = McpTestClients.http(api.port(), owner.token());
-                McpSyncClient stranger = McpTestClients.http(api.port(), other.token())) {
+        String agent = token(owner, Scope.AGENT);
+        String approver = token(owner, Scope.APPROVER);
+        try (McpSyncClient client = McpTestClients.http(api.port(), agent);
+                McpSyncClient stranger = McpTestClients.http(api.port(), token(other, Scope.AGENT))) {
             long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "to-delete"))));
 
             McpSchema.CallToolResult refused = call(client, "delete_site", Map.of("site_id", site));
             assertThat(refused.isError()).isTrue();
             assertThat(structured(refused)).containsEntry("error", "approval_required");
-            assertThat((String) structured(refused).get("what_to_do")).contains("A person must approve",
-                    "converge approve-delete --site " + site, "POST /v1/sites/" + site + "/delete-approvals");
+            // the agent is told to ask a person, never which route or command would mint an approval
+            assertThat((String) structured(refused).get("what_to_do")).contains("A person must approve", "Ask a person")
+                    .doesNotContain("/v1/").doesNotContain("converge ").doesNotContain("token with");
+            assertThat(text(refused)).doesNotContain("/v1/").doesNotContain("approve-delete");
+
+            // the agent's own token cannot mint, delete, or permit by any route
+            assertThat(post("/v1/sites/" + site + "/delete-approvals", agent).statusCode()).isEqualTo(403);
+            assertThat(post("/v1/sites/" + site + "/welcome-resends", agent).statusCode()).isEqualTo(403);
+            assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port()
+                    + "/v1/sites/" + site)).DELETE().header("Authorization", "Bearer " + agent).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(403);
+            assertThat(post("/v1/sites/" + site + "/delete-approvals", owner.token()).statusCode())
+                    .as("nor can the tenant's service token").isEqualTo(403);
             assertThat(structured(call(client, "delete_site", Map.of("site_id", site, "approval_token", "apv_made-up"))))
                     .containsEntry("error", "approval_invalid");
             assertThat(state(owner.tenant().id(), site)).isNotIn(SiteState.DELETING, SiteState.DELETED);
 
             assertThat(post("/v1/sites/" + site + "/delete-approvals", null).statusCode()).isEqualTo(401);
-            assertThat(post("/v1/sites/first/delete-approvals", owner.token()).statusCode()).isEqualTo(400);
-            assertThat(post("/v1/sites/" + site + "/delete-approvals", other.token()).statusCode()).as("not theirs")
-                    .isEqualTo(404);
-            HttpResponse<String> minted = post("/v1/sites/" + site + "/delete-approvals", owner.token());
+            assertThat(post("/v1/sites/first/delete-approvals", approver).statusCode()).isEqualTo(400);
+            assertThat(post("/v1/sites/" + site + "/delete-approvals", token(other, Scope.APPROVER)).statusCode())
+                    .as("not theirs").isEqualTo(404);
+            HttpResponse<String> minted = post("/v1/sites/" + site + "/delete-approvals", approver);
             assertThat(minted.statusCode()).isEqualTo(201);
             String approval = (String) json(minted).get("approval_token");
             assertThat(json(minted)).containsEntry("action", "delete_site").containsKey("expires_at");
@@ -137,32 +155,41 @@ class McpApprovalFlowTest {
             assertThat(structured(call(client, "delete_site", Map.of("site_id", site, "approval_token", approval))))
                     .containsEntry("error", "approval_used");
             await().atMost(Duration.ofSeconds(30)).until(() -> state(owner.tenant().id(), site) == SiteState.DELETED);
-            assertThat(post("/v1/sites/" + site + "/delete-approvals", owner.token()).statusCode()).isEqualTo(409);
+            assertThat(post("/v1/sites/" + site + "/delete-approvals", approver).statusCode()).isEqualTo(409);
         }
     }
 
     @Test
-    void aPersonCanApproveFromTheCommandLineWithTheTenantTokenFromTheEnvironment() {
+    void aPersonCanApproveFromTheCommandLineOverHttpWithTheApproverTokenFromTheEnvironment() {
         Tenants.Created owner = fixture.service().tenants().create("cli-approver");
         Lead lead = fixture.service().leads().create(owner.tenant().id(), "Ada", "cli@example.com");
-        try (McpSyncClient client = McpTestClients.http(api.port(), owner.token())) {
+        String approver = token(owner, Scope.APPROVER);
+        String agent = token(owner, Scope.AGENT);
+        try (McpSyncClient client = McpTestClients.http(api.port(), agent)) {
             long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "cli-delete"))));
-            String db = fixture.service().store().config().url();
+            String url = "http://127.0.0.1:" + api.port();
 
             StringWriter noEnvErr = new StringWriter();
             CommandLine missing = new CommandLine(new ApproveDeleteCommand(name -> null));
             missing.setErr(new PrintWriter(noEnvErr));
-            assertThat(missing.execute("--db", db, "--site", Long.toString(site))).isEqualTo(2);
-            assertThat(noEnvErr.toString()).contains("CONVERGE_TENANT_TOKEN");
-            CommandLine unknownSite = new CommandLine(new ApproveDeleteCommand(name -> owner.token()));
+            assertThat(missing.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(noEnvErr.toString()).contains("CONVERGE_APPROVER_TOKEN");
+            CommandLine unknownSite = new CommandLine(new ApproveDeleteCommand(name -> approver));
             unknownSite.setErr(new PrintWriter(new StringWriter()));
-            assertThat(unknownSite.execute("--db", db, "--site", "987654")).isEqualTo(1);
+            assertThat(unknownSite.execute("--url", url, "--site", "987654")).isEqualTo(1);
+            // the agent's token at the desk: refused by the server, the scope named
+            StringWriter agentErr = new StringWriter();
+            CommandLine withAgent = new CommandLine(new ApproveDeleteCommand(name -> agent));
+            withAgent.setErr(new PrintWriter(agentErr));
+            assertThat(withAgent.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(agentErr.toString()).contains("scope approver");
 
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new ApproveDeleteCommand(
-                    name -> name.equals("MY_TENANT_TOKEN") ? owner.token() : null));
+                    name -> name.equals("MY_TENANT_TOKEN") ? approver : null));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--db", db, "--site", Long.toString(site), "--tenant-token-env", "MY_TENANT_TOKEN"))
+            assertThat(cli.execute("--url", url, "--site", Long.toString(site), "--token-env", "MY_TENANT_TOKEN",
+                    "--ttl", "2m"))
                     .isEqualTo(0);
             String approval = out.toString().lines().filter(l -> l.startsWith("apv_")).findFirst().orElseThrow();
 
@@ -178,7 +205,8 @@ class McpApprovalFlowTest {
     void theWelcomeEmailIsResentOnlyWithAPersonsPermissionAndOncePerPermission() throws Exception {
         Tenants.Created owner = fixture.service().tenants().create("welcomer");
         Lead lead = fixture.service().leads().create(owner.tenant().id(), "Ada", "welcome@example.com");
-        try (McpSyncClient client = McpTestClients.http(api.port(), owner.token())) {
+        String approver = token(owner, Scope.APPROVER);
+        try (McpSyncClient client = McpTestClients.http(api.port(), token(owner, Scope.AGENT))) {
             long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "welcome-again"))));
             McpSchema.CallToolResult early = call(client, "send_welcome_email", Map.of("site_id", site));
             if (state(owner.tenant().id(), site) != SiteState.ACTIVE) {
@@ -190,10 +218,10 @@ class McpApprovalFlowTest {
             McpSchema.CallToolResult notPermitted = call(client, "send_welcome_email", Map.of("site_id", site));
             assertThat(notPermitted.isError()).isTrue();
             assertThat(structured(notPermitted)).containsEntry("error", "resend_not_permitted");
-            assertThat((String) structured(notPermitted).get("what_to_do")).contains("converge permit-welcome --site " + site,
-                    "/v1/sites/" + site + "/welcome-resends");
+            assertThat((String) structured(notPermitted).get("what_to_do")).contains("Ask a person")
+                    .doesNotContain("/v1/").doesNotContain("converge ");
 
-            assertThat(post("/v1/sites/" + site + "/welcome-resends", owner.token()).statusCode()).isEqualTo(201);
+            assertThat(post("/v1/sites/" + site + "/welcome-resends", approver).statusCode()).isEqualTo(201);
             Map<String, Object> queued = structured(call(client, "send_welcome_email", Map.of("site_id", site)));
             assertThat(queued).containsEntry("outcome", "queued").containsEntry("to", "welcome@example.com");
             Map<String, Object> again = structured(call(client, "send_welcome_email", Map.of("site_id", site)));
@@ -209,9 +237,9 @@ class McpApprovalFlowTest {
 
             // a person may permit another from the command line, with the tenant token from the environment
             StringWriter out = new StringWriter();
-            CommandLine cli = new CommandLine(new PermitWelcomeCommand(name -> owner.token()));
+            CommandLine cli = new CommandLine(new PermitWelcomeCommand(name -> approver));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--db", fixture.service().store().config().url(), "--site", Long.toString(site)))
+            assertThat(cli.execute("--url", "http://127.0.0.1:" + api.port(), "--site", Long.toString(site)))
                     .isEqualTo(0);
             assertThat(out.toString()).contains("send_welcome_email");
             assertThat(structured(call(client, "send_welcome_email", Map.of("site_id", site))))

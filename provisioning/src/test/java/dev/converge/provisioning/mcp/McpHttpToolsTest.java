@@ -12,6 +12,7 @@ import dev.converge.provisioning.api.ApiOptions;
 import dev.converge.provisioning.api.ApiServer;
 import dev.converge.provisioning.approval.ApprovalRoutes;
 import dev.converge.provisioning.lead.Lead;
+import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.tenant.Tenants;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -48,15 +49,17 @@ class McpHttpToolsTest {
         fixture.close();
     }
 
-    private record Account(Tenants.Created tenant, Lead lead) {
+    /** A tenant, a lead of it, and the agent token an AI agent of that tenant holds. */
+    private record Account(Tenants.Created tenant, Lead lead, String agentToken) {
         String token() {
-            return tenant.token();
+            return agentToken;
         }
     }
 
     private static Account account(String name) {
         Tenants.Created t = fixture.service().tenants().create(name);
-        return new Account(t, fixture.service().leads().create(t.tenant().id(), "Ada", name + "@example.com"));
+        String agent = fixture.service().tenants().credentials().issue(t.tenant().id(), Scope.AGENT, null, "agent").token();
+        return new Account(t, fixture.service().leads().create(t.tenant().id(), "Ada", name + "@example.com"), agent);
     }
 
     private static long sitesWithSubdomain(String subdomain) {
@@ -89,6 +92,19 @@ class McpHttpToolsTest {
             assertThat(r.body()).contains("unauthorized").doesNotContain("jsonrpc");
         }
         assertThatThrownBy(() -> McpTestClients.http(api.port(), "cvt_wrong")).isInstanceOf(RuntimeException.class);
+
+        // a tenant's service or approver token is not an agent's: 403 naming the scope, before any MCP
+        Tenants.Created t = fixture.service().tenants().create("not-an-agent");
+        String approver = fixture.service().tenants().credentials().issue(t.tenant().id(), Scope.APPROVER, null, "p").token();
+        for (String token : new String[] {t.token(), approver}) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/mcp"))
+                    .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                    .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofString(init)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(403);
+            assertThat(r.body()).contains("insufficient-scope").contains("\"required_scopes\":[\"agent\"]")
+                    .doesNotContain("jsonrpc");
+        }
     }
 
     @Test
@@ -113,7 +129,7 @@ class McpHttpToolsTest {
                 assertThat(List.of(an.readOnlyHint(), an.idempotentHint(), an.destructiveHint())).as(name).isEqualTo(hints);
             });
             assertThat(tools.get("create_site").inputSchema()).containsEntry("required", List.of("lead_id", "subdomain"));
-            assertThat(tools.get("delete_site").description()).contains("approve-delete", "only a person");
+            assertThat(tools.get("delete_site").description()).contains("only a person").doesNotContain("/v1/", "approve-delete");
             assertThat(tools.get("create_site").description()).contains("idempotent_by_constraint");
             assertThat(tools.get("send_welcome_email").description()).contains("idempotent_by_token");
         }

@@ -38,7 +38,108 @@ class UrlProbeTest {
     void anOwnSiteThatDoesNotResolveIsReportedUnreachable() {
         Map<String, Object> r = strict.check("https://no-such-site-" + System.nanoTime() + ".sites.example/");
         assertThat(r).containsEntry("reachable", false);
-        assertThat((String) r.get("detail")).contains("does not resolve");
+        assertThat((String) r.get("detail")).contains("no public address");
+    }
+
+    @Test
+    void aSiteResolvingToAPrivateAddressGetsTheSameAnswerAsOneThatDoesNotResolve() {
+        UrlProbe p = new UrlProbe("sites.example", false, Duration.ofSeconds(2),
+                host -> new InetAddress[] {InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.9.8.7")});
+        Map<String, Object> inside = p.check("https://inside.sites.example/");
+        Map<String, Object> nowhere = new UrlProbe("sites.example", false, Duration.ofSeconds(2), host -> {
+            throw new java.net.UnknownHostException(host);
+        }).check("https://nowhere.sites.example/");
+        assertThat(inside).containsEntry("reachable", false);
+        assertThat(inside.get("detail")).isEqualTo(nowhere.get("detail"));
+        assertThat(inside.toString()).doesNotContain("10.9.8.7").doesNotContain("private");
+    }
+
+    @Test
+    void onlyPorts80And443OfOurSites() {
+        for (String url : new String[] {"https://ada.sites.example:8443/", "http://ada.sites.example:22/",
+                "http://ada.sites.example:6379/"}) {
+            assertThatThrownBy(() -> strict.check(url)).as(url).isInstanceOfSatisfying(ToolRefusal.class,
+                    r -> assertThat(r.code()).isEqualTo("url_not_allowed"));
+        }
+    }
+
+    @Test
+    void everySpecialPurposeBlockIsRefused() throws Exception {
+        for (String ip : new String[] {"192.0.0.1", "192.0.0.255", "198.18.0.1", "198.19.255.254", "240.0.0.1",
+                "250.1.2.3", "255.255.255.255", "192.0.2.1", "198.51.100.7", "203.0.113.9", "224.0.0.1", "192.88.99.1",
+                "64:ff9b::a00:1", "64:ff9b::808:808", "64:ff9b:1::1", "2002:a00:1::1", "2002:808:808::1", "::a00:1",
+                "::808:808", "2001::1", "2001:db8::1", "100::1", "fec0::1", "ff02::1", "3fff::1", "::", "::1"}) {
+            assertThat(UrlProbe.isPublic(InetAddress.getByName(ip))).as(ip).isFalse();
+        }
+        // a mapped address the platform keeps as v6 (Inet6Address.getByAddress does not convert it)
+        byte[] mapped = new byte[16];
+        mapped[10] = (byte) 0xff;
+        mapped[11] = (byte) 0xff;
+        mapped[12] = 8;
+        mapped[13] = 8;
+        mapped[14] = 8;
+        mapped[15] = 8;
+        assertThat(UrlProbe.isPublic(java.net.Inet6Address.getByAddress(null, mapped, null))).isFalse();
+        for (String ip : new String[] {"93.184.216.34", "1.1.1.1", "8.8.8.8", "2606:4700:4700::1111", "2a00:1450::1"}) {
+            assertThat(UrlProbe.isPublic(InetAddress.getByName(ip))).as(ip).isTrue();
+        }
+    }
+
+    @Test
+    void itConnectsToTheAddressItVettedWithTheOriginalNameAsHostAndResolvesOnce() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        java.util.List<String> hosts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", ex -> {
+            hosts.add(ex.getRequestHeaders().getFirst("Host"));
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        server.start();
+        try {
+            // the first answer is the vetted one; any later lookup would be sent somewhere we never checked
+            UrlProbe p = new UrlProbe("sites.example", true, Duration.ofSeconds(2), host -> lookups.incrementAndGet() == 1
+                    ? new InetAddress[] {InetAddress.getLoopbackAddress()} : new InetAddress[] {InetAddress.getByName("10.0.0.1")});
+            int port = server.getAddress().getPort();
+            Map<String, Object> r = p.check("http://localhost:" + port + "/health");
+            assertThat(r).containsEntry("reachable", true).containsEntry("status", 204);
+            assertThat(lookups).hasValue(1);
+            assertThat(hosts).containsExactly("localhost:" + port);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void lookupsRunOnABoundedExecutorOfTheirOwn() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        UrlProbe p = new UrlProbe("sites.example", false, Duration.ofSeconds(5), host -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new java.net.UnknownHostException(host);
+        });
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(24);
+        try {
+            java.util.List<java.util.concurrent.Future<Map<String, Object>>> all = new java.util.ArrayList<>();
+            for (int i = 0; i < 24; i++) {
+                int n = i;
+                all.add(callers.submit(() -> p.check("https://s" + n + ".sites.example/")));
+            }
+            Thread.sleep(500);
+            release.countDown();
+            long busy = 0;
+            for (var f : all) {
+                if (String.valueOf(f.get().get("detail")).contains("too many checks")) {
+                    busy++;
+                }
+            }
+            assertThat(busy).as("4 running and 16 queued at most; the rest refused at once").isGreaterThanOrEqualTo(4);
+        } finally {
+            callers.shutdownNow();
+        }
     }
 
     @Test
