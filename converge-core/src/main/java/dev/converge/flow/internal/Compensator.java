@@ -6,7 +6,6 @@ import dev.converge.lease.LeaseLost;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.RetryPolicy;
-import dev.converge.queue.internal.DeliveryInternals;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
 import dev.converge.queue.internal.HandlerRegistry;
@@ -33,15 +32,21 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
 
     private final FlowTracker tracker;
     private final RetryPolicy perCompensation;
+    private volatile EngineRuntime runtime;
 
     public Compensator(FlowTracker tracker, RetryPolicy perCompensation) {
         this.tracker = tracker;
         this.perCompensation = perCompensation;
     }
 
+    /** The runtime this compensator's jobs run on; built after the compensator is registered. */
+    public void wire(EngineRuntime rt) {
+        this.runtime = rt;
+    }
+
     @Override
     public void handle(CompensateFlow p, JobContext ctx) {
-        EngineRuntime rt = ((DeliveryInternals) ctx).runtime();
+        EngineRuntime rt = runtime;
         FlowStore flows = tracker.store();
         while (true) {
             ctx.checkLease();
