@@ -132,7 +132,7 @@ public final class EngineRuntime {
     /** Starts the shared services of a working node. */
     public void start(boolean working) {
         if (store.dialect().supportsListen()) {
-            wakeup.listen(store.config());
+            wakeup.listen(store);
         }
         if (working) {
             completer.start();
