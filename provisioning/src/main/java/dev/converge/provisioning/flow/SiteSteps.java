@@ -105,23 +105,10 @@ public final class SiteSteps {
         LedgerEntry hosting = ctx.ledger().entry(SiteResources.HOSTING, key)
                 .filter(e -> e.state() == LedgerState.CONFIRMED)
                 .orElseThrow(() -> new NonRetryableException("no confirmed hosting site for " + key));
-        ctx.ledger().call(ctx, new LeafCall<Void>() {
-            @Override
-            public String name() {
-                return "deploy";
-            }
-
-            @Override
-            public RepetitionSafety safety() {
-                return RepetitionSafety.NATURALLY_IDEMPOTENT;
-            }
-
-            @Override
-            public Void call(String idempotencyKey) {
-                resources.deploy(hosting.leafId());
-                return null;
-            }
-        });
+        ctx.ledger().call(ctx, LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT, idempotencyKey -> {
+            resources.deploy(hosting.leafId());
+            return null;
+        }));
     }
 
     void welcome(SiteRef ref, JobContext ctx) {
