@@ -1,6 +1,7 @@
 package dev.converge.spring;
 
 import dev.converge.Converge;
+import dev.converge.crash.CrashPlan;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.JobHandler;
 import dev.converge.store.Store;
@@ -45,7 +46,7 @@ public class ConvergeAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Converge converge(Store store, ConvergeProperties p, ObjectProvider<JobHandler<?>> handlers,
-            ObjectProvider<ResourceType> resources) {
+            ObjectProvider<ResourceType> resources, ObjectProvider<CrashPlan> crashPlan) {
         Converge.Builder b = Converge.builder(store).lease(p.getLease()).poll(p.getPoll())
                 .shutdownGrace(p.getShutdownGrace()).systemQueue(p.getSystemQueue());
         if (p.getHeartbeat() != null) {
@@ -61,6 +62,7 @@ public class ConvergeAutoConfiguration {
             b.reaper(p.getReaper(), p.getReapOlderThan());
         }
         resources.orderedStream().forEach(b::resource);
+        crashPlan.ifAvailable(b::crashPlan); // tests: the crash-point explorer's injector
         // without converge.queues: every handler's queue, and the system queue for the engine's own jobs
         Map<String, Integer> queues = new LinkedHashMap<>(p.getQueues());
         boolean derive = queues.isEmpty();

@@ -1,6 +1,8 @@
 package dev.converge.spring;
 
 import dev.converge.Converge;
+import dev.converge.flow.Flow;
+import dev.converge.flow.FlowRun;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
@@ -10,9 +12,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Enqueues jobs inside the caller's Spring transaction when there is one: the job exists if and
- * only if the transaction commits, like the business rows written beside it. Outside a
- * transaction it enqueues in a unit of work of its own.
+ * Enqueues jobs and starts flows inside the caller's Spring transaction when there is one: the
+ * job or flow exists if and only if the transaction commits, like the business rows written
+ * beside it. Outside a transaction each call is a unit of work of its own.
  *
  * <pre>{@code
  * @Transactional
@@ -44,6 +46,19 @@ public final class TransactionalEnqueuer {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             return engine.enqueue(c, job);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+
+    /** Starts a flow (or finds the run already started for its kind and subject). */
+    public FlowRun start(Flow flow) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            return engine.flows().start(flow);
+        }
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try {
+            return engine.flows().start(c, flow);
         } finally {
             DataSourceUtils.releaseConnection(c, dataSource);
         }
