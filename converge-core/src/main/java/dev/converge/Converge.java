@@ -21,6 +21,7 @@ import dev.converge.queue.JobStore;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NewJob;
 import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.queue.internal.EngineServices;
 import dev.converge.queue.internal.EngineSettings;
 import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.HandlerRegistry;
@@ -103,6 +104,7 @@ public final class Converge implements AutoCloseable {
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), prefetch));
         }
         this.claims = new Claims(store, nodeId);
+        runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
     }
 
     public static Builder builder(Store store) {
@@ -302,6 +304,7 @@ public final class Converge implements AutoCloseable {
         final Store store;
         final HandlerRegistry registry = new HandlerRegistry();
         final Map<String, Integer> queues = new LinkedHashMap<>();
+        final List<JobType<?>> handled = new ArrayList<>();
         final List<FinishHook> hooks = new ArrayList<>();
         String systemQueue = "default";
         Duration watchdog;
@@ -335,9 +338,10 @@ public final class Converge implements AutoCloseable {
             return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         }
 
-        /** Registers the handler of a job type; this node runs such jobs if it works their queue. */
+        /** Registers the handler of a job type; this node must work its queue ({@link #build()} refuses otherwise). */
         public <T> Builder handle(JobType<T> type, JobHandler<T> handler) {
             registry.register(type, Objects.requireNonNull(handler, "handler"));
+            handled.add(type);
             return this;
         }
 
@@ -488,6 +492,14 @@ public final class Converge implements AutoCloseable {
             }
             if (rescue == null) {
                 rescue = lease.dividedBy(6).compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : lease.dividedBy(6);
+            }
+            for (JobType<?> type : handled) {
+                // a handler on a queue nobody here works would wait forever without a word
+                if (!queues.containsKey(type.queue())) {
+                    throw new IllegalStateException("job type '" + type.name() + "' runs on queue '" + type.queue()
+                            + "', which this node does not work: add .queue(\"" + type.queue()
+                            + "\", n), or .declare(type) instead of .handle(...) on a node that only enqueues it");
+                }
             }
             return new Converge(this);
         }

@@ -58,13 +58,14 @@ final class EngineParts {
         b.registry.register(dev.converge.token.Tokens.resolveType(b.systemQueue), (p, ctx) -> tokenPool[0].onResolve(p, ctx));
         b.registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
         b.registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
+        Compensator compensator = new Compensator(flowTracker, b.compensationRetry);
         b.registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
-                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
-                new Compensator(flowTracker, b.compensationRetry));
+                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)), compensator);
 
         List<FinishHook> hooks = new ArrayList<>(b.hooks);
         hooks.add(0, router);
         this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router);
+        compensator.wire(runtime);
         this.batches = new Batches(runtime, batchTracker, encoder);
         this.chains = new Chains(runtime, chainTracker, batches, encoder);
         this.flows = new Flows(runtime, flowTracker, chains, encoder);

@@ -1,7 +1,6 @@
 package dev.converge.crash;
 
 import dev.converge.queue.JobContext;
-import dev.converge.queue.internal.DeliveryInternals;
 
 /**
  * Lets a handler announce one of the named crash points in its own code, so the crash-point
@@ -13,8 +12,6 @@ public final class CrashSites {
     }
 
     public static void reach(JobContext ctx, CrashPoint point) {
-        if (ctx instanceof DeliveryInternals d) {
-            d.runtime().crashPlan().reached(point, ctx.lease());
-        }
+        ctx.reached(point);
     }
 }

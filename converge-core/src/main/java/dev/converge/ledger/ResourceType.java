@@ -10,6 +10,22 @@ import java.util.Optional;
  */
 public interface ResourceType {
 
+    /**
+     * Builds a resource type from functions, without a class of its own; one that is given a
+     * lookup ({@link ResourceTypeBuilder#findBy}) supports it, and no other does.
+     *
+     * <pre>{@code
+     * ResourceType contacts = ResourceType.named("crm.contact")
+     *         .createdBy(RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, req -> crm.create(req.naturalKey(), req.tag()))
+     *         .findBy(email -> crm.findByEmail(email))
+     *         .deletedBy(contact -> crm.delete(contact.leafId()))
+     *         .build();
+     * }</pre>
+     */
+    static ResourceTypeBuilder named(String kind) {
+        return new ResourceTypeBuilder(kind);
+    }
+
     /** A stable name for the kind ("git.repository"); the ledger is unique on (kind, natural key). */
     String kind();
 

@@ -1,13 +1,14 @@
 package dev.converge.store;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.Objects;
+import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,67 +17,123 @@ import org.slf4j.LoggerFactory;
  * dialect, the engine clock, and units of work over it. Table classes ({@code JobStore},
  * {@code ClaimStore}, ...) take the {@link Connection} of a unit of work so that several of
  * them can change state atomically in one transaction.
+ *
+ * <p>Two ways in: {@link #of(DataSource)} over the application's own pool (the application owns
+ * the pool and the schema: run {@link #migrate()} or your own Flyway over
+ * {@link #migrationLocation()}), or {@link #open(StoreConfig)}, which builds and owns a HikariCP
+ * pool (HikariCP and Flyway must then be on the classpath).
+ *
+ * <pre>{@code
+ * Store store = Store.of(dataSource);   // your pool; closing the store leaves it open
+ * store.migrate();                      // or let your own Flyway run store.migrationLocation()
+ * }</pre>
  */
 public final class Store implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Store.class);
     /** How many times {@link #inRetriedTransaction} runs its work at most. */
     public static final int VICTIM_ATTEMPTS = 5;
 
-    private final StoreConfig config;
-    private final HikariDataSource dataSource;
-    private final Dialect dialect;
+    /** The table the engine's own migrations are recorded in, apart from the application's. */
+    public static final String SCHEMA_HISTORY_TABLE = "cv_schema_history";
 
-    private Store(StoreConfig config, HikariDataSource dataSource) {
+    private final StoreConfig config;
+    private final DataSource dataSource;
+    /** The pool this store built and closes; null over the caller's pool, which the caller closes. */
+    private final AutoCloseable ownedPool;
+    private final Dialect dialect;
+    private final boolean ownsConnections;
+
+    private Store(StoreConfig config, DataSource dataSource, AutoCloseable ownedPool) {
         this.config = config;
         this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.ownsConnections = ownedPool != null;
         this.dialect = Dialect.forUrl(config.url());
     }
 
+    /** Opens a store on a HikariCP pool of its own (HikariCP, and Flyway when it migrates, on the classpath). */
     public static Store open(StoreConfig config) {
-        HikariConfig hc = new HikariConfig();
-        String url = config.url();
-        if (url.startsWith("jdbc:h2:") && !url.toUpperCase().contains("LOCK_TIMEOUT")) {
-            // H2's default of one second is shorter than a busy batch row can stay locked
-            url = url + ";LOCK_TIMEOUT=10000";
-        }
-        hc.setJdbcUrl(url);
-        if (config.username() != null) {
-            hc.setUsername(config.username());
-        }
-        if (config.password() != null) {
-            hc.setPassword(config.password());
-        }
-        hc.setMaximumPoolSize(config.maxPoolSize());
-        hc.setMinimumIdle(Math.min(2, config.maxPoolSize()));
-        hc.setAutoCommit(config.autoCommit());
-        hc.setPoolName(config.poolName());
-        hc.setConnectionTimeout(config.connectionTimeout().toMillis());
-        // fail at start if the database is not there, but let a running engine ride out outages
-        hc.setInitializationFailTimeout(config.connectionTimeout().toMillis());
-        HikariDataSource ds = new HikariDataSource(hc);
-        Store store = new Store(config, ds);
+        DataSource ds = HikariPools.open(config);
+        Store store = new Store(config, ds, (AutoCloseable) ds);
         try {
             if (config.migrate()) {
                 store.migrate();
             }
         } catch (RuntimeException e) {
-            ds.close();
+            store.close();
             throw e;
         }
         return store;
     }
 
-    /** Applies pending migrations of the engine's schema; safe to run concurrently from many processes. */
+    /**
+     * A store over the application's own pool, with the database clock. The application owns the
+     * pool (closing the store leaves it open) and the schema: this applies no migration. Call
+     * {@link #migrate()}, or have your own Flyway run {@link #migrationLocation()} with its own
+     * history table {@value #SCHEMA_HISTORY_TABLE}.
+     */
+    public static Store of(DataSource dataSource) {
+        return of(dataSource, EngineClock.database());
+    }
+
+    /** As {@link #of(DataSource)}, with another clock (tests move a settable one). */
+    public static Store of(DataSource dataSource, EngineClock clock) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(clock, "clock");
+        String url;
+        String user;
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData md = c.getMetaData();
+            url = md.getURL();
+            user = md.getUserName();
+        } catch (SQLException e) {
+            throw new StoreException("cannot reach the database through the given DataSource", e);
+        }
+        if (url == null) {
+            throw new IllegalArgumentException("the DataSource's connections do not name their JDBC URL");
+        }
+        StoreConfig described = StoreConfig.newBuilder().url(url).username(user).migrate(false).clock(clock).build();
+        return new Store(described, dataSource, null);
+    }
+
+    /**
+     * Applies pending migrations of the engine's schema (Flyway on the classpath); safe to run
+     * concurrently from many processes.
+     */
     public void migrate() {
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations(dialect.migrationLocation())
-                .table("cv_schema_history")
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .load()
-                .migrate();
+        Migrations.apply(dataSource, migrationLocation(), SCHEMA_HISTORY_TABLE);
         log.debug("converge schema migrated on {}", dialect);
+    }
+
+    /**
+     * Where the engine's migrations for this database are ({@code classpath:db/converge/postgresql}
+     * or {@code .../h2}), for an application that runs them with its own Flyway. Give them their
+     * own history table ({@value #SCHEMA_HISTORY_TABLE}), with {@code baselineOnMigrate} and
+     * baseline version 0, so their versions never meet the application's.
+     */
+    public String migrationLocation() {
+        return dialect.migrationLocation();
+    }
+
+    /**
+     * A connection of its own for the PostgreSQL listener, held for as long as the node runs.
+     * A store that owns its pool opens it beside the pool; over the caller's pool it is one of
+     * the pool's connections.
+     */
+    public Connection dedicatedConnection() throws SQLException {
+        if (!ownsConnections) {
+            return dataSource.getConnection();
+        }
+        Properties p = new Properties();
+        if (config.username() != null) {
+            p.setProperty("user", config.username());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password());
+        }
+        p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectionTimeout().toSeconds())));
+        p.setProperty("tcpKeepAlive", "true");
+        return DriverManager.getConnection(config.url(), p);
     }
 
     public Dialect dialect() {
@@ -187,9 +244,16 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /** Closes the pool if this store built it; a pool the application gave is left to the application. */
     @Override
     public void close() {
-        dataSource.close();
+        if (ownedPool != null) {
+            try {
+                ownedPool.close();
+            } catch (Exception e) {
+                log.warn("closing the store's pool failed", e);
+            }
+        }
     }
 
     @Override

@@ -187,7 +187,7 @@ class BatchTest {
     @ValueSource(strings = {"h2"})
     void badDefinitionsAreRefusedBeforeAnythingIsStored(String kind) {
         try (Harness h = new Harness(kind)) {
-            Converge engine = h.engine(b -> b.handle(WORK, (p, ctx) -> { }));
+            Converge engine = h.engine(b -> b.declare(WORK));
             assertThatThrownBy(() -> engine.batches().dispatch(Batch.named("empty")))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one");
             JobType<Step> unknown = JobType.of("nobody-handles-this", Step.class);

@@ -42,13 +42,12 @@ class FlowGuideExample {
     @Test
     void batchesChainsAndFlows() {
         try (Store store = Store.open(StoreConfig.newBuilder().url("jdbc:h2:mem:guide;DB_CLOSE_DELAY=-1").build())) {
-            Converge[] engine = new Converge[1];
-            engine[0] = Converge.builder(store)
+            Converge e = Converge.builder(store)
                     .queue("default", 4)
                     .resource(warehouse)
                     .handle(RESERVE, (order, ctx) -> {
                         // 2. An external create goes through the ledger: exactly once per natural key.
-                        LedgerEntry r = engine[0].ledger().ensure(ctx, warehouse, "order-" + order.id(), Map.of());
+                        LedgerEntry r = ctx.ledger().ensure(ctx, warehouse, "order-" + order.id(), Map.of());
                         log.add("reserved " + r.leafId());
                     })
                     .handle(CHARGE, (order, ctx) -> log.add("charged " + order.id()))
@@ -56,7 +55,6 @@ class FlowGuideExample {
                     .handle(NOTIFY, (order, ctx) -> log.add("notified " + order.id()))
                     .build()
                     .start();
-            Converge e = engine[0];
 
             // 3. A batch: jobs in parallel, fail-fast, callbacks once.
             e.batches().dispatch(Batch.named("charges")

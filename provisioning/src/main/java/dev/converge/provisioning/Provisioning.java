@@ -59,8 +59,7 @@ public final class Provisioning implements AutoCloseable {
             b.reaper(node.maintenanceEvery(), node.reapOlderThan());
         }
         b.crashPlan(node.crashPlan());
-        this.engine = steps.register(b, node.jobs()).build();
-        steps.attach(engine);
+        this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
         if (config.mailLookup() != null) {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
             engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.WELCOME_POOL,

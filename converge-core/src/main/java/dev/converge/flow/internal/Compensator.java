@@ -34,15 +34,21 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
 
     private final FlowTracker tracker;
     private final RetryPolicy perCompensation;
+    private volatile EngineRuntime runtime;
 
     public Compensator(FlowTracker tracker, RetryPolicy perCompensation) {
         this.tracker = tracker;
         this.perCompensation = perCompensation;
     }
 
+    /** The runtime this compensator's jobs run on; built after the compensator is registered. */
+    public void wire(EngineRuntime rt) {
+        this.runtime = rt;
+    }
+
     @Override
     public void handle(CompensateFlow p, JobContext ctx) {
-        EngineRuntime rt = ((DeliveryInternals) ctx).runtime();
+        EngineRuntime rt = runtime;
         FlowStore flows = tracker.store();
         while (true) {
             ctx.checkLease();
@@ -59,7 +65,11 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
                 // a step still runs: undoing now could come before its side effect, and what it
                 // registers later would never run. Waiting is not failing: no attempt is spent.
                 log.debug("flow {}: waiting for its running steps before compensating", p.flowId());
-                ((DeliveryInternals) ctx).postpone(STEP_WAIT);
+                if (ctx instanceof DeliveryInternals d) {
+                    d.postpone(STEP_WAIT);
+                } else {
+                    ctx.release(STEP_WAIT);
+                }
                 return;
             }
             Compensation comp = turn.run();

@@ -1,10 +1,14 @@
 package dev.converge.flow.internal;
 
+import dev.converge.crash.CrashPoint;
+import dev.converge.flow.Flows;
+import dev.converge.ledger.Ledger;
+import dev.converge.queue.EnqueueResult;
+import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.JobLease;
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.internal.DeliveryInternals;
-import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -81,12 +85,27 @@ final class ForwardingContext implements JobContext, DeliveryInternals {
     }
 
     @Override
-    public EngineRuntime runtime() {
-        return ((DeliveryInternals) outer).runtime();
+    public Ledger ledger() {
+        return outer.ledger();
     }
 
     @Override
-    public LeasedJob job() {
-        return ((DeliveryInternals) outer).job();
+    public Flows flows() {
+        return outer.flows();
+    }
+
+    @Override
+    public Tokens tokens() {
+        return outer.tokens();
+    }
+
+    @Override
+    public <T> EnqueueResult enqueue(Job<T> job) {
+        return outer.enqueue(job);
+    }
+
+    @Override
+    public void reached(CrashPoint point) {
+        outer.reached(point);
     }
 }

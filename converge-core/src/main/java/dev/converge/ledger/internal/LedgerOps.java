@@ -7,7 +7,6 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.ResourceConflict;
 import dev.converge.ledger.ResourceTypes;
 import dev.converge.queue.JobContext;
-import dev.converge.queue.internal.DeliveryInternals;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;
 import java.time.Instant;
@@ -67,9 +66,5 @@ final class LedgerOps {
 
     static ResourceConflict conflict(LedgerEntry e, String why) {
         return new ResourceConflict(e.kind(), e.naturalKey(), why);
-    }
-
-    static EngineRuntime runtimeOf(JobContext ctx) {
-        return ((DeliveryInternals) ctx).runtime();
     }
 }

@@ -1,8 +1,14 @@
 package dev.converge.queue.internal;
 
+import dev.converge.crash.CrashPoint;
+import dev.converge.flow.Flows;
 import dev.converge.lease.LeaseLost;
+import dev.converge.ledger.Ledger;
+import dev.converge.queue.EnqueueResult;
+import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.JobLease;
+import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -101,12 +107,27 @@ final class DefaultJobContext implements JobContext, DeliveryInternals {
     }
 
     @Override
-    public EngineRuntime runtime() {
-        return rt;
+    public Ledger ledger() {
+        return rt.services().ledger();
     }
 
     @Override
-    public dev.converge.queue.LeasedJob job() {
-        return r.job;
+    public Flows flows() {
+        return rt.services().flows();
+    }
+
+    @Override
+    public Tokens tokens() {
+        return rt.services().tokens();
+    }
+
+    @Override
+    public <T> EnqueueResult enqueue(Job<T> job) {
+        return rt.services().enqueue().apply(job);
+    }
+
+    @Override
+    public void reached(CrashPoint point) {
+        rt.crashPlan.reached(point, lease());
     }
 }

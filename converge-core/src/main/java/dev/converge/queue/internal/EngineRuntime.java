@@ -46,6 +46,7 @@ public final class EngineRuntime {
     private final Heartbeat heartbeat;
     private final Rescuer rescuer;
     private final ScheduledExecutorService timeouts;
+    private volatile EngineServices services;
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation) {
@@ -68,6 +69,19 @@ public final class EngineRuntime {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
+    }
+
+    /** Hands the engine's public services to the contexts of this runtime's deliveries. */
+    public void services(EngineServices s) {
+        this.services = s;
+    }
+
+    EngineServices services() {
+        EngineServices s = services;
+        if (s == null) {
+            throw new IllegalStateException("the engine's services are not wired yet");
+        }
+        return s;
     }
 
     public Wakeup wakeup() {
@@ -118,7 +132,7 @@ public final class EngineRuntime {
     /** Starts the shared services of a working node. */
     public void start(boolean working) {
         if (store.dialect().supportsListen()) {
-            wakeup.listen(store.config());
+            wakeup.listen(store);
         }
         if (working) {
             completer.start();

@@ -1,10 +1,9 @@
 package dev.converge.queue.internal;
 
+import dev.converge.store.Store;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -18,15 +17,15 @@ import org.slf4j.LoggerFactory;
 final class PgListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgListener.class);
 
-    private final dev.converge.store.StoreConfig config;
+    private final Store store;
     private final String channel;
     private final Wakeup wakeup;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Connection connection;
 
-    PgListener(dev.converge.store.StoreConfig config, String channel, Wakeup wakeup) {
-        this.config = config;
+    PgListener(Store store, String channel, Wakeup wakeup) {
+        this.store = store;
         this.channel = channel;
         this.wakeup = wakeup;
         this.thread = new Thread(this::run, "converge-listen");
@@ -41,7 +40,10 @@ final class PgListener implements AutoCloseable {
         long backoff = 100;
         boolean wasDown = false;
         while (running) {
-            try (Connection c = connect()) {
+            try (Connection c = store.dedicatedConnection()) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true); // notifications arrive between transactions only
+                }
                 connection = c;
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + channel);
@@ -74,19 +76,6 @@ final class PgListener implements AutoCloseable {
                 backoff = Math.min(5000, backoff * 2);
             }
         }
-    }
-
-    private Connection connect() throws SQLException {
-        Properties p = new Properties();
-        if (config.username() != null) {
-            p.setProperty("user", config.username());
-        }
-        if (config.password() != null) {
-            p.setProperty("password", config.password());
-        }
-        p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectionTimeout().toSeconds())));
-        p.setProperty("tcpKeepAlive", "true");
-        return DriverManager.getConnection(config.url(), p);
     }
 
     private static void sleep(long ms) {

@@ -1,7 +1,7 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobStore;
-import dev.converge.store.StoreConfig;
+import dev.converge.store.Store;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -29,8 +29,8 @@ public final class Wakeup implements AutoCloseable {
     }
 
     /** Starts listening for other processes' notifications on PostgreSQL. */
-    void listen(StoreConfig config) {
-        listener = new PgListener(config, JobStore.CHANNEL, this);
+    void listen(Store store) {
+        listener = new PgListener(store, JobStore.CHANNEL, this);
         listener.start();
     }
 

@@ -45,7 +45,6 @@ public final class SiteSteps {
     private final SmtpMailer mailer;
     private final ProvisioningConfig config;
     private final Receipts receipts;
-    private Converge engine;
     private boolean naive;
 
     public SiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources,
@@ -60,9 +59,16 @@ public final class SiteSteps {
         this.receipts = receipts;
     }
 
-    /** Registers every handler on the engine being built. */
-    public Converge.Builder register(Converge.Builder b, SiteJobs jobs) {
+    /**
+     * Registers every handler on the engine being built; a node that works no queue (an API server
+     * without workers) only declares the job types it enqueues.
+     */
+    public Converge.Builder register(Converge.Builder b, SiteJobs jobs, boolean works) {
         resources.all().forEach(b::resource);
+        if (!works) {
+            return b.declare(jobs.createResource).declare(jobs.deploy).declare(jobs.welcome).declare(jobs.confirm)
+                    .declare(jobs.reportFailure).declare(jobs.teardown).declare(jobs.reportTeardownFailure);
+        }
         if (naive) {
             NaiveSiteSteps bad = new NaiveSiteSteps(store, sites, leads, events, resources, mailer, receipts);
             b.handle(jobs.createResource, bad::createResource).handle(jobs.welcome, bad::welcome)
@@ -83,10 +89,6 @@ public final class SiteSteps {
         return this;
     }
 
-    public void attach(Converge built) {
-        this.engine = built;
-    }
-
     private Site site(long id) {
         return store.withConnection(c -> sites.get(c, id))
                 .orElseThrow(() -> new NonRetryableException("site " + id + " does not exist"));
@@ -94,39 +96,26 @@ public final class SiteSteps {
 
     void createResource(ResourceStep step, JobContext ctx) {
         Site site = site(step.siteId());
-        engine.ledger().ensure(ctx, resources.get(step.kind()), resources.naturalKey(step.kind(), site.subdomain()),
+        ctx.ledger().ensure(ctx, resources.get(step.kind()), resources.naturalKey(step.kind(), site.subdomain()),
                 site.subject(), Map.of());
     }
 
     void deploy(SiteRef ref, JobContext ctx) {
         Site site = site(ref.siteId());
         String key = resources.naturalKey(SiteResources.HOSTING, site.subdomain());
-        LedgerEntry hosting = engine.ledger().entry(SiteResources.HOSTING, key)
+        LedgerEntry hosting = ctx.ledger().entry(SiteResources.HOSTING, key)
                 .filter(e -> e.state() == LedgerState.CONFIRMED)
                 .orElseThrow(() -> new NonRetryableException("no confirmed hosting site for " + key));
-        engine.ledger().call(ctx, new LeafCall<Void>() {
-            @Override
-            public String name() {
-                return "deploy";
-            }
-
-            @Override
-            public RepetitionSafety safety() {
-                return RepetitionSafety.NATURALLY_IDEMPOTENT;
-            }
-
-            @Override
-            public Void call(String idempotencyKey) {
-                resources.deploy(hosting.leafId());
-                return null;
-            }
-        });
+        ctx.ledger().call(ctx, LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT, idempotencyKey -> {
+            resources.deploy(hosting.leafId());
+            return null;
+        }));
     }
 
     void welcome(SiteRef ref, JobContext ctx) {
         Site site = site(ref.siteId());
         Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
-        engine.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), new WelcomeMail(mailer, config.mailLookup(),
+        ctx.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), new WelcomeMail(mailer, config.mailLookup(),
                 lead.email(), Long.toString(site.id()), site.subdomain(), receipts.expectedUrl(site.subdomain())));
     }
 
@@ -135,7 +124,7 @@ public final class SiteSteps {
         Site site = site(ref.siteId());
         Map<String, Object> confirmation = new LinkedHashMap<>();
         confirmation.put("url", receipts.expectedUrl(site.subdomain()));
-        confirmation.put("resources", engine.ledger().entriesOfSubject(site.subject()).stream()
+        confirmation.put("resources", ctx.ledger().entriesOfSubject(site.subject()).stream()
                 .filter(e -> e.state() == LedgerState.CONFIRMED)
                 .map(e -> Map.of("kind", e.kind(), "natural_key", e.naturalKey(), "leaf_id", e.leafId())).toList());
         String json = JSON.writeValueAsString(confirmation);
@@ -151,7 +140,7 @@ public final class SiteSteps {
     /** Runs after the failed provisioning flow's compensation: reports the failure, never before. */
     void reportFailure(SiteRef ref, JobContext ctx) {
         Site site = site(ref.siteId());
-        FlowView flow = engine.flows().get(site.provisionFlowId()).orElseThrow();
+        FlowView flow = ctx.flows().get(site.provisionFlowId()).orElseThrow();
         boolean attention = flow.state() == FlowState.NEEDS_ATTENTION;
         String why = attention && flow.attention() != null ? flow.attention() : flow.failureReason();
         // the whole reason for operators; tenants see its code and a safe message (SiteFailure)
@@ -168,9 +157,9 @@ public final class SiteSteps {
     void teardown(SiteRef ref, JobContext ctx) {
         Site site = site(ref.siteId());
         if (site.provisionFlowId() != null) {
-            FlowView provisioning = engine.flows().get(site.provisionFlowId()).orElseThrow();
+            FlowView provisioning = ctx.flows().get(site.provisionFlowId()).orElseThrow();
             if (provisioning.state() == FlowState.RUNNING) {
-                engine.flows().fail(provisioning.id(), "the site was deleted while it was being provisioned");
+                ctx.flows().fail(provisioning.id(), "the site was deleted while it was being provisioned");
                 ctx.release(Duration.ofMillis(200));
                 return;
             }
@@ -179,10 +168,10 @@ public final class SiteSteps {
                 return;
             }
         }
-        if (!engine.ledger().teardownSubject(ctx, site.subject())) {
+        if (!ctx.ledger().teardownSubject(ctx, site.subject())) {
             return; // a create is still in flight: come back when it settled
         }
-        List<LedgerEntry> left = engine.ledger().entriesOfSubject(site.subject()).stream()
+        List<LedgerEntry> left = ctx.ledger().entriesOfSubject(site.subject()).stream()
                 .filter(e -> e.state() != LedgerState.DELETED && e.state() != LedgerState.RELEASED).toList();
         if (!left.isEmpty()) {
             throw new IllegalStateException("teardown left " + left.size() + " resource(s) unsettled; retrying");

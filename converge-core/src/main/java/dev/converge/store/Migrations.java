@@ -1,0 +1,31 @@
+package dev.converge.store;
+
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * Runs the engine's migrations. Apart from {@link Store} so that Flyway (an optional dependency)
+ * is loaded only where the engine migrates its own schema.
+ */
+final class Migrations {
+    private Migrations() {
+    }
+
+    static void apply(DataSource dataSource, String location, String historyTable) {
+        try {
+            Class.forName("org.flywaydb.core.Flyway", false, Migrations.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("migrating the engine's schema needs org.flywaydb:flyway-core on the"
+                    + " classpath (and flyway-database-postgresql for PostgreSQL), or run " + location
+                    + " with your own migration tool");
+        }
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations(location)
+                .table(historyTable)
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
+    }
+}
