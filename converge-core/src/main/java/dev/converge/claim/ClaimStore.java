@@ -10,7 +10,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 
-/** The SQL of the {@code cv_claim} table: atomic add, owner-fenced release and extend. */
+/**
+ * The SQL of the {@code cv_claim} table: atomic add, owner-fenced release and extend. A key's row
+ * is never deleted: it carries the key's fence, which must only ever go up.
+ */
 public final class ClaimStore {
     private final Sql takeExpired;
     private final Sql insert;
@@ -19,14 +22,18 @@ public final class ClaimStore {
     private final Sql get;
 
     public ClaimStore(Dialect dialect) {
+        // a released claim keeps its row, so the next owner's fence is one higher: it never goes back
         this.takeExpired = Sql.of(dialect, "UPDATE cv_claim SET owner = :owner, fence = fence + 1, acquired_at = {now}, "
-                + "expires_at = {now+:ttl_ms} WHERE claim_key = :key AND expires_at <= {now}");
+                + "expires_at = {now+:ttl_ms}, released_at = NULL WHERE claim_key = :key "
+                + "AND (expires_at <= {now} OR released_at IS NOT NULL)");
         this.insert = Sql.of(dialect, "INSERT INTO cv_claim (claim_key, owner, fence, acquired_at, expires_at) "
                 + "VALUES (:key, :owner, 1, {now}, {now+:ttl_ms})" + dialect.onConflictDoNothing());
-        this.release = Sql.of(dialect, "DELETE FROM cv_claim WHERE claim_key = :key AND owner = :owner AND fence = :fence");
+        this.release = Sql.of(dialect, "UPDATE cv_claim SET released_at = {now} WHERE claim_key = :key AND owner = :owner "
+                + "AND fence = :fence AND released_at IS NULL");
         this.extend = Sql.of(dialect, "UPDATE cv_claim SET expires_at = {now+:ttl_ms} WHERE claim_key = :key "
-                + "AND owner = :owner AND fence = :fence AND expires_at > {now}");
-        this.get = Sql.of(dialect, "SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key");
+                + "AND owner = :owner AND fence = :fence AND expires_at > {now} AND released_at IS NULL");
+        this.get = Sql.of(dialect, "SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key "
+                + "AND released_at IS NULL");
     }
 
     /**
@@ -62,8 +69,8 @@ public final class ClaimStore {
     }
 
     /** Releases the claim if, and only if, this owner still holds this fence of it. */
-    public boolean release(Connection c, Claim claim) throws SQLException {
-        return release.update(c, Params.of().text("key", claim.key()).text("owner", claim.owner())
+    public boolean release(Connection c, Claim claim, Instant now) throws SQLException {
+        return release.update(c, Params.of().now(now).text("key", claim.key()).text("owner", claim.owner())
                 .bigint("fence", claim.fence())) == 1;
     }
 
@@ -73,7 +80,7 @@ public final class ClaimStore {
                 .bigint("fence", claim.fence()).bigint("ttl_ms", ttlMs)) == 1;
     }
 
-    /** The current holder of a key, expired or not. */
+    /** The current holder of a key, expired or not; empty if nobody took it or its holder released it. */
     public Optional<Claim> get(Connection c, String key) throws SQLException {
         return Optional.ofNullable(get.queryOne(c, Params.of().text("key", key),
                 rs -> new Claim(rs.getString("claim_key"), rs.getString("owner"), rs.getLong("fence"),

@@ -39,7 +39,7 @@ public final class Claims {
 
     /** Releases the claim if this owner still holds it; false (and nothing changed) if it was lost. */
     public boolean release(Claim claim) {
-        return store.withConnection(c -> table.release(c, claim));
+        return store.withConnection(c -> table.release(c, claim, store.clock().sqlNow()));
     }
 
     /** Extends the claim if this owner still holds it unexpired. */

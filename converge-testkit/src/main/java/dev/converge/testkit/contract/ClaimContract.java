@@ -61,6 +61,21 @@ public interface ClaimContract extends HasFixture {
     }
 
     @Test
+    default void aFenceNeverGoesBackWhenTheKeyChangesHandsAfterARelease() {
+        Claims claims = claims();
+        Claim a = claims.add("k", "a", Duration.ofSeconds(30)).orElseThrow();
+        assertThat(claims.release(a)).isTrue();
+        assertThat(claims.holder("k")).as("released: nobody holds it").isEmpty();
+        assertThat(claims.extend(a, Duration.ofSeconds(30))).as("a released claim cannot be extended").isFalse();
+        Claim b = claims.add("k", "b", Duration.ofSeconds(30)).orElseThrow();
+        assertThat(b.fence()).as("the fence after a release").isGreaterThan(a.fence());
+        assertThat(claims.release(a)).as("the earlier owner, again").isFalse();
+        assertThat(claims.holder("k")).contains(b);
+        assertThat(claims.release(b)).isTrue();
+        assertThat(claims.add("k", "a", Duration.ofSeconds(30)).orElseThrow().fence()).isGreaterThan(b.fence());
+    }
+
+    @Test
     default void onlyAHeldUnexpiredClaimCanBeExtended() {
         Claims claims = claims();
         Claim a = claims.add("k", "a", Duration.ofSeconds(30)).orElseThrow();
