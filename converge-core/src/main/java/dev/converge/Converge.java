@@ -27,12 +27,17 @@ import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
 import dev.converge.queue.internal.QueueWorker;
+import dev.converge.recurring.Occurrence;
+import dev.converge.recurring.RecurringJob;
+import dev.converge.recurring.RecurringJobs;
+import dev.converge.recurring.Schedule;
 import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -80,6 +85,8 @@ public final class Converge implements AutoCloseable {
     private final Duration reaperEvery;
     private final Duration reapOlderThan;
     private final List<Leadership> leaderships = new ArrayList<>();
+    private final RecurringJobs recurring;
+    private final Duration recurringTick;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -105,6 +112,8 @@ public final class Converge implements AutoCloseable {
         }
         this.claims = new Claims(store, nodeId);
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
+        this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
+        this.recurringTick = b.recurringTick;
     }
 
     public static Builder builder(Store store) {
@@ -129,6 +138,9 @@ public final class Converge implements AutoCloseable {
                             ledger.reap(reapOlderThan);
                             tokens.reap(reapOlderThan);
                         }).start());
+            }
+            if (!recurring.declared().isEmpty()) {
+                leaderships.add(new Leadership(claims, "converge:recurring", recurringTick, recurring::tick).start());
             }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
@@ -247,6 +259,11 @@ public final class Converge implements AutoCloseable {
         return tokens;
     }
 
+    /** The recurring jobs declared on this engine, their last and next slots, and a round on demand. */
+    public RecurringJobs recurring() {
+        return recurring;
+    }
+
     public Store store() {
         return store;
     }
@@ -323,6 +340,8 @@ public final class Converge implements AutoCloseable {
         int prefetch = -1;
         Duration shutdownGrace = Duration.ofSeconds(10);
         CrashPlan crashPlan = CrashPlan.NONE;
+        final List<RecurringJob<?>> recurring = new ArrayList<>();
+        Duration recurringTick = Duration.ofSeconds(1);
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -483,7 +502,39 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
+        /** Enqueues a job of {@code type} every {@code interval} (slots aligned on the epoch), once per slot across the cluster. */
+        public Builder every(JobType<Occurrence> type, Duration interval) {
+            return recurring(RecurringJob.of(type, Schedule.every(interval)));
+        }
+
+        /** Enqueues a job of {@code type} at each slot of a five-field cron expression read in {@code zone}. */
+        public Builder cron(JobType<Occurrence> type, String expression, ZoneId zone) {
+            return recurring(RecurringJob.of(type, Schedule.cron(expression, zone)));
+        }
+
+        /** Declares a recurring job with its own name, payload or missed-slot policy. */
+        public Builder recurring(RecurringJob<?> job) {
+            recurring.add(Objects.requireNonNull(job, "job"));
+            return this;
+        }
+
+        /** How often the node holding the recurring claim decides due slots (default 1s). */
+        public Builder recurringTick(Duration d) {
+            if (d == null || d.toMillis() < 10) {
+                throw new IllegalArgumentException("recurring tick must be at least 10ms");
+            }
+            this.recurringTick = d;
+            return this;
+        }
+
         public Converge build() {
+            RecurringJobs.checkNames(recurring);
+            for (RecurringJob<?> r : recurring) {
+                if (!registry.knows(r.type().name())) {
+                    throw new IllegalArgumentException("recurring job '" + r.name() + "' has job type '" + r.type().name()
+                            + "' that this engine neither handles nor declares");
+                }
+            }
             if (lease == null || lease.toMillis() < 100) {
                 throw new IllegalArgumentException("lease must be at least 100ms");
             }

@@ -1,0 +1,142 @@
+package dev.converge.recurring;
+
+import dev.converge.queue.EnqueueResult;
+import dev.converge.queue.Job;
+import dev.converge.store.Store;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides the slots of an engine's recurring jobs. Each round (on the one node holding the
+ * recurring claim, though any node may run a round safely), for each job: the slot due now is
+ * decided in one transaction that locks the job's {@code cv_recurring} row, enqueues the run
+ * under a unique key naming the slot, and records the slot. The row lock makes nodes decide a
+ * slot one after the other, and the unique key makes a second decision of the same slot a no-op,
+ * even from a leader that was paused past its claim.
+ */
+public final class RecurringJobs {
+    private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
+
+    /** Enqueues one job inside the given transaction. */
+    @FunctionalInterface
+    public interface Enqueuer {
+        EnqueueResult enqueue(Connection c, Job<?> job) throws SQLException;
+    }
+
+    private final Store store;
+    private final RecurringStore table;
+    private final List<RecurringJob<?>> jobs;
+    private final Enqueuer enqueuer;
+
+    public RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
+        this.store = store;
+        this.table = new RecurringStore(store.dialect());
+        this.jobs = List.copyOf(jobs);
+        this.enqueuer = enqueuer;
+    }
+
+    /** The declared recurring jobs. */
+    public List<RecurringJob<?>> declared() {
+        return jobs;
+    }
+
+    /** One round over every recurring job; returns how many runs it enqueued. */
+    public int tick() {
+        int enqueued = 0;
+        for (RecurringJob<?> job : jobs) {
+            try {
+                enqueued += decide(job) ? 1 : 0;
+            } catch (RuntimeException e) {
+                log.warn("recurring job {} not decided this round: {}", job.name(), e.getMessage());
+            }
+        }
+        return enqueued;
+    }
+
+    private boolean decide(RecurringJob<?> job) {
+        Instant now = store.clock().localNow();
+        Instant slot = job.schedule().latestAtOrBefore(now);
+        if (slot == null) {
+            return false;
+        }
+        Instant sqlNow = store.clock().sqlNow();
+        return store.inTransaction(c -> {
+            RecurringStore.Row row = table.lock(c, job.name());
+            if (row == null) {
+                // first round ever: the slot that already passed is not run; the next one is
+                table.insertFirst(c, job.name(), slot, sqlNow);
+                return false;
+            }
+            if (!slot.isAfter(row.lastSlot())) {
+                return false;
+            }
+            Instant expected = job.schedule().nextAfter(row.lastSlot());
+            boolean missedSome = expected != null && expected.isBefore(slot);
+            boolean late = Duration.between(slot, now).compareTo(job.grace()) > 0;
+            if (job.missedSlots() == MissedSlots.SKIP && late) {
+                table.decided(c, job.name(), slot, null, true, sqlNow);
+                log.info("recurring job {}: slot {} found {} late, skipped", job.name(), slot, Duration.between(slot, now));
+                return false;
+            }
+            EnqueueResult r = enqueue(c, job, slot);
+            table.decided(c, job.name(), slot, r.jobId(), false, sqlNow);
+            if (missedSome) {
+                log.info("recurring job {}: slots from {} to before {} were missed; run once for {}", job.name(),
+                        expected, slot, slot);
+            }
+            return !r.duplicate();
+        });
+    }
+
+    private static <T> EnqueueResult enqueue(Connection c, RecurringJob<T> job, Instant slot, Enqueuer enqueuer)
+            throws SQLException {
+        return enqueuer.enqueue(c, Job.of(job.type(), job.payloadFor(slot)).uniqueKey(job.uniqueKey(slot)));
+    }
+
+    private EnqueueResult enqueue(Connection c, RecurringJob<?> job, Instant slot) throws SQLException {
+        return enqueue(c, job, slot, enqueuer);
+    }
+
+    /** What an operator sees of each recurring job: last decided slot, its job, the next slot. */
+    public List<RecurringView> list() {
+        Instant now = store.clock().localNow();
+        return store.withConnection(c -> {
+            List<RecurringView> out = new ArrayList<>();
+            for (RecurringJob<?> job : jobs) {
+                RecurringStore.Row row = table.get(c, job.name());
+                Instant next = job.schedule().nextAfter(row == null ? now : maxOf(row.lastSlot(), job.schedule().latestAtOrBefore(now)));
+                out.add(new RecurringView(job.name(), job.type().name(), job.type().queue(), job.schedule().describe(),
+                        job.missedSlots(), row == null ? null : row.lastSlot(), row == null ? null : row.lastJobId(),
+                        row == null ? 0 : row.skipped(), next));
+            }
+            return out;
+        });
+    }
+
+    public Optional<RecurringView> view(String name) {
+        return list().stream().filter(v -> v.name().equals(name)).findFirst();
+    }
+
+    private static Instant maxOf(Instant a, Instant b) {
+        return b == null || a.isAfter(b) ? a : b;
+    }
+
+    /** Validates that names are unique; called when the engine is built. */
+    public static void checkNames(List<RecurringJob<?>> jobs) {
+        Map<String, Boolean> seen = new java.util.HashMap<>();
+        for (RecurringJob<?> j : jobs) {
+            if (seen.put(j.name(), Boolean.TRUE) != null) {
+                throw new IllegalArgumentException("two recurring jobs are named '" + j.name()
+                        + "': give one another name with withName()");
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.converge.recurring;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+
+/**
+ * When a recurring job is due: a sequence of instants ("slots"). Each slot is enqueued at most
+ * once across the cluster; its instant names the job's unique key.
+ */
+public interface Schedule {
+
+    /** The latest slot at or before {@code t}, or null if there is none. */
+    Instant latestAtOrBefore(Instant t);
+
+    /** The first slot strictly after {@code t}, or null if there is none. */
+    Instant nextAfter(Instant t);
+
+    /** How an operator reads it: "every PT5M", "cron 0 * * * * Europe/Madrid". */
+    String describe();
+
+    /** Slots every {@code interval}, aligned on the epoch (an hourly job runs on the hour). */
+    static Schedule every(Duration interval) {
+        return new EverySchedule(interval);
+    }
+
+    /** Slots of a five-field Unix cron expression, read in {@code zone} (daylight saving included). */
+    static Schedule cron(String expression, ZoneId zone) {
+        return CronSchedule.parse(expression, zone);
+    }
+}
