@@ -545,12 +545,18 @@ public final class Converge implements AutoCloseable {
                 rescue = lease.dividedBy(6).compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : lease.dividedBy(6);
             }
             for (JobType<?> type : handled) {
-                // a handler on a queue nobody here works would wait forever without a word
-                if (!queues.containsKey(type.queue())) {
-                    throw new IllegalStateException("job type '" + type.name() + "' runs on queue '" + type.queue()
-                            + "', which this node does not work: add .queue(\"" + type.queue()
-                            + "\", n), or .declare(type) instead of .handle(...) on a node that only enqueues it");
+                if (queues.containsKey(type.queue())) {
+                    continue;
                 }
+                String fix = "add .queue(\"" + type.queue() + "\", n), or .declare(type) instead of .handle(...) on a node that only enqueues it";
+                if (queues.isEmpty()) {
+                    // a handler on a node that works no queue at all would wait forever without a word
+                    throw new IllegalStateException("job type '" + type.name() + "' runs on queue '" + type.queue()
+                            + "', which this node does not work: " + fix);
+                }
+                // jobs routed with Job.queue(...) to a queue worked here still run; the type's own queue does not
+                log.warn("job type '{}' runs on queue '{}' by default, which this node does not work; "
+                        + "only jobs routed to {} run here: {}", type.name(), type.queue(), queues.keySet(), fix);
             }
             return new Converge(this);
         }

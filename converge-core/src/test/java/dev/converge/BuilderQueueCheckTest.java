@@ -30,11 +30,14 @@ class BuilderQueueCheckTest {
     }
 
     @Test
-    void aHandlerOnAQueueThisNodeDoesNotWorkIsRefused() {
-        Converge.Builder b = Converge.builder(store).queue("default", 2).handle(MAIL, (m, ctx) -> { });
-        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'mail.send'").hasMessageContaining("queue 'emails'")
-                .hasMessageContaining(".queue(\"emails\", n)");
+    void aHandlerOnANodeThatWorksOtherQueuesIsBuiltAndRunsJobsRoutedThere() {
+        // the type's own queue is not worked here, but a job routed to a worked queue must still run
+        java.util.List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Converge node = Converge.builder(store).queue("default", 1).handle(MAIL, (m, ctx) -> sent.add(m.to())).build().start()) {
+            node.enqueue(dev.converge.queue.Job.of(MAIL, new Mail("ada@example.org")).queue("default"));
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> sent.size() == 1);
+            assertThat(sent).containsExactly("ada@example.org");
+        }
     }
 
     @Test

@@ -17,9 +17,7 @@ CREATE INDEX cv_job_finished ON cv_job (finished_at) WHERE state IN ('succeeded'
 CREATE INDEX cv_job_chain ON cv_job (chain_id) WHERE chain_id IS NOT NULL;
 CREATE INDEX cv_batch_finished ON cv_batch (finished_at) WHERE state <> 'running';
 CREATE INDEX cv_batch_chain ON cv_batch (chain_id) WHERE chain_id IS NOT NULL;
-CREATE INDEX cv_batch_flow ON cv_batch (flow_id) WHERE flow_id IS NOT NULL;
 CREATE INDEX cv_chain_finished ON cv_chain (finished_at) WHERE state <> 'running';
 CREATE INDEX cv_chain_flow ON cv_chain (flow_id) WHERE flow_id IS NOT NULL;
 CREATE INDEX cv_flow_finished ON cv_flow (finished_at) WHERE state IN ('succeeded', 'failed');
 CREATE INDEX cv_ledger_owner_job ON cv_ledger (owner_job_id) WHERE owner_job_id IS NOT NULL;
-CREATE INDEX cv_token_owner_job ON cv_token (owner_job_id) WHERE owner_job_id IS NOT NULL;
