@@ -31,6 +31,8 @@ import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
 import dev.converge.recurring.RecurringJobs;
 import dev.converge.recurring.Schedule;
+import dev.converge.retention.Retention;
+import dev.converge.retention.RetentionPolicy;
 import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.net.InetAddress;
@@ -87,6 +89,7 @@ public final class Converge implements AutoCloseable {
     private final List<Leadership> leaderships = new ArrayList<>();
     private final RecurringJobs recurring;
     private final Duration recurringTick;
+    private final Retention retention;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -114,6 +117,7 @@ public final class Converge implements AutoCloseable {
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
         this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
+        this.retention = b.retention == null ? null : new Retention(store, b.retention);
     }
 
     public static Builder builder(Store store) {
@@ -141,6 +145,10 @@ public final class Converge implements AutoCloseable {
             }
             if (!recurring.declared().isEmpty()) {
                 leaderships.add(new Leadership(claims, "converge:recurring", recurringTick, recurring::tick).start());
+            }
+            if (retention != null) {
+                leaderships.add(new Leadership(claims, "converge:retention", retention.policy().every(),
+                        retention::round).start());
             }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
@@ -264,6 +272,11 @@ public final class Converge implements AutoCloseable {
         return recurring;
     }
 
+    /** The retention task of this engine (its rounds run on the node holding the retention claim), if on. */
+    public Optional<Retention> retention() {
+        return Optional.ofNullable(retention);
+    }
+
     public Store store() {
         return store;
     }
@@ -342,6 +355,7 @@ public final class Converge implements AutoCloseable {
         CrashPlan crashPlan = CrashPlan.NONE;
         final List<RecurringJob<?>> recurring = new ArrayList<>();
         Duration recurringTick = Duration.ofSeconds(1);
+        RetentionPolicy retention = RetentionPolicy.defaults();
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -524,6 +538,22 @@ public final class Converge implements AutoCloseable {
                 throw new IllegalArgumentException("recurring tick must be at least 10ms");
             }
             this.recurringTick = d;
+            return this;
+        }
+
+        /**
+         * How long finished jobs, batches, chains and flows are kept (default {@link RetentionPolicy#defaults()}:
+         * succeeded and cancelled 24 hours, failed 7 days, flows 30 days, deleted 500 rows at a time every minute
+         * by the one node holding the retention claim). Ledger entries are never deleted.
+         */
+        public Builder retention(RetentionPolicy policy) {
+            this.retention = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Keeps every finished row forever (no retention task runs on this node). */
+        public Builder noRetention() {
+            this.retention = null;
             return this;
         }
 
