@@ -90,6 +90,7 @@ public final class Converge implements AutoCloseable {
     private final RecurringJobs recurring;
     private final Duration recurringTick;
     private final Retention retention;
+    private final AutoCloseable metrics;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -118,6 +119,8 @@ public final class Converge implements AutoCloseable {
         this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
         this.retention = b.retention == null ? null : new Retention(store, b.retention);
+        this.metrics = b.meterRegistry == null ? null
+                : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
     }
 
     public static Builder builder(Store store) {
@@ -214,6 +217,11 @@ public final class Converge implements AutoCloseable {
             return out;
         });
         queues.forEach(runtime.wakeup()::signal);
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] >= 0) {
+                runtime.observer().enqueued(rows.get(i).queue(), rows.get(i).kind());
+            }
+        }
         return ids;
     }
 
@@ -221,6 +229,7 @@ public final class Converge implements AutoCloseable {
         JobStore.Inserted ins = runtime.jobs().insert(c, row, store.clock().sqlNow());
         if (!ins.duplicate()) {
             store.dialect().notify(c, JobStore.CHANNEL, row.queue());
+            runtime.observer().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
@@ -293,6 +302,11 @@ public final class Converge implements AutoCloseable {
         return runtime.counters().snapshot();
     }
 
+    /** The engine's Micrometer meters, when a registry was given to the builder. */
+    public Optional<dev.converge.metrics.ConvergeMetrics> metrics() {
+        return Optional.ofNullable((dev.converge.metrics.ConvergeMetrics) metrics);
+    }
+
     public JsonCodec codec() {
         return codec;
     }
@@ -314,6 +328,13 @@ public final class Converge implements AutoCloseable {
         }
         closed = true;
         leaderships.forEach(Leadership::close);
+        if (metrics != null) {
+            try {
+                metrics.close();
+            } catch (Exception e) {
+                log.debug("closing metrics", e);
+            }
+        }
         workers.forEach(QueueWorker::stopFetching);
         try {
             long graceEnd = System.currentTimeMillis() + settings.shutdownGrace().toMillis();
@@ -356,6 +377,8 @@ public final class Converge implements AutoCloseable {
         final List<RecurringJob<?>> recurring = new ArrayList<>();
         Duration recurringTick = Duration.ofSeconds(1);
         RetentionPolicy retention = RetentionPolicy.defaults();
+        Object meterRegistry;
+        Duration metricsSample = Duration.ofSeconds(15);
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -548,6 +571,24 @@ public final class Converge implements AutoCloseable {
          */
         public Builder retention(RetentionPolicy policy) {
             this.retention = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Registers the engine's meters in this Micrometer registry (docs/operations.md lists them);
+         * the gauges of rows by state are sampled from the store every 15 seconds.
+         */
+        public Builder metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** How often the gauges of rows by state are read from the store (default 15s; null: only on demand). */
+        public Builder metricsSampling(Duration every) {
+            if (every != null && every.toMillis() < 10) {
+                throw new IllegalArgumentException("metrics sampling must be at least 10ms");
+            }
+            this.metricsSample = every;
             return this;
         }
 

@@ -43,6 +43,8 @@ public final class Retention {
     private final Sql batchesOfDueFlows;
     private final Sql chainsOfDueFlows;
     private final Sql dueFlows;
+    private final List<java.util.function.Consumer<RetentionReport>> listeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public Retention(Store store, RetentionPolicy policy) {
         this.store = store;
@@ -87,6 +89,11 @@ public final class Retention {
                 + "ORDER BY f.finished_at LIMIT :limit");
     }
 
+    /** Tells {@code listener} what each round deleted (metrics). */
+    public void onRound(java.util.function.Consumer<RetentionReport> listener) {
+        listeners.add(listener);
+    }
+
     public RetentionPolicy policy() {
         return policy;
     }
@@ -116,6 +123,9 @@ public final class Retention {
         if (r.total() > 0) {
             log.info("retention deleted {} jobs, {} batches, {} chains, {} flows ({} flow events, {} compensations)",
                     r.jobs(), r.batches(), r.chains(), r.flows(), r.flowEvents(), r.compensations());
+        }
+        for (java.util.function.Consumer<RetentionReport> l : listeners) {
+            l.accept(r);
         }
         return r;
     }
