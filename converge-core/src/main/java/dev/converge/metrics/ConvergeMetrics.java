@@ -54,6 +54,9 @@ public final class ConvergeMetrics implements AutoCloseable {
         FunctionCounter.builder("converge.deliveries.abandoned", engine, e -> e.stats().abandoned())
                 .description("deliveries on this node that ended without an outcome (redelivered later)")
                 .register(registry);
+        for (dev.converge.flow.FlowState st : dev.converge.flow.FlowState.values()) {
+            gauge("converge.flows", "flows per state", "state", st.sql()); // every state reads 0 before the first sample
+        }
         engine.runtime().observe(new Observer());
         engine.retention().ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
@@ -179,15 +182,18 @@ public final class ConvergeMetrics implements AutoCloseable {
                     tags[2 * i + 1] = rs.getString(i + 1);
                 }
                 long n = rs.getLong(tagNames.size() + 1);
-                String key = name + String.join("\u0000", tags);
-                seen.add(key);
-                sampled.computeIfAbsent(key, k -> {
-                    AtomicLong v = new AtomicLong();
-                    Gauge.builder(name, v, AtomicLong::get).description(description).tags(Tags.of(tags)).register(registry);
-                    return v;
-                }).set(n);
+                seen.add(name + String.join("\u0000", tags));
+                gauge(name, description, tags).set(n);
             }
         }
+    }
+
+    private AtomicLong gauge(String name, String description, String... tags) {
+        return sampled.computeIfAbsent(name + String.join("\u0000", tags), k -> {
+            AtomicLong v = new AtomicLong();
+            Gauge.builder(name, v, AtomicLong::get).description(description).tags(Tags.of(tags)).register(registry);
+            return v;
+        });
     }
 
     @Override
