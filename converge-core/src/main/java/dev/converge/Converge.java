@@ -121,6 +121,9 @@ public final class Converge implements AutoCloseable {
         this.retention = b.retention == null ? null : new Retention(store, b.retention);
         this.metrics = b.meterRegistry == null ? null
                 : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
+        if (b.openTelemetry != null) {
+            dev.converge.tracing.JobTracing.bind(this, b.openTelemetry);
+        }
     }
 
     public static Builder builder(Store store) {
@@ -378,6 +381,7 @@ public final class Converge implements AutoCloseable {
         Duration recurringTick = Duration.ofSeconds(1);
         RetentionPolicy retention = RetentionPolicy.defaults();
         Object meterRegistry;
+        Object openTelemetry;
         Duration metricsSample = Duration.ofSeconds(15);
 
         private Builder(Store store) {
@@ -580,6 +584,15 @@ public final class Converge implements AutoCloseable {
          */
         public Builder metrics(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Traces each delivery with this OpenTelemetry: a span around the handler, whose parent is the
+         * context the job was enqueued in (carried in the job's row as a W3C traceparent).
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
             return this;
         }
 

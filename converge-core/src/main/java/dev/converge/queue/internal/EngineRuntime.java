@@ -87,6 +87,13 @@ public final class EngineRuntime {
         return s;
     }
 
+    private volatile DeliveryTracer tracer;
+
+    /** Sets the tracer that opens a span around each delivery's handler (tracing). */
+    public void trace(DeliveryTracer t) {
+        this.tracer = t;
+    }
+
     /** Adds an observer of this node's deliveries (metrics). */
     public void observe(DeliveryObserver o) {
         observers.add(java.util.Objects.requireNonNull(o));
@@ -239,8 +246,15 @@ public final class EngineRuntime {
             Instant now = store.clock().localNow();
             observer.started(job, Math.max(0, now.toEpochMilli() - job.runAt().toEpochMilli()));
         }
+        DeliveryTracer.Span span = startSpan(job);
+        Throwable thrown = null;
         try {
-            call(reg.handler(), payload, ctx);
+            try {
+                call(reg.handler(), payload, ctx);
+            } catch (Throwable t) {
+                thrown = t;
+                throw t;
+            }
             if (r.timedOut) {
                 return new Outcome.Failed("timed out after " + timeout.toMillis() + "ms", true);
             }
@@ -266,6 +280,7 @@ public final class EngineRuntime {
             }
             return new Outcome.Failed(describe(e), true);
         } finally {
+            endSpan(span, thrown);
             mdc.restore();
             if (!observers.isEmpty()) {
                 observer.ran(job, System.nanoTime() - startNanos);
@@ -274,6 +289,29 @@ public final class EngineRuntime {
                 timer.cancel(false);
             }
             Thread.interrupted(); // a late timeout or heartbeat interrupt must not leak into the next job
+        }
+    }
+
+    private DeliveryTracer.Span startSpan(LeasedJob job) {
+        DeliveryTracer t = tracer;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.start(job);
+        } catch (RuntimeException e) {
+            log.debug("could not start the span of job {}", job.id(), e);
+            return null;
+        }
+    }
+
+    private static void endSpan(DeliveryTracer.Span span, Throwable thrown) {
+        if (span != null) {
+            try {
+                span.end(thrown);
+            } catch (RuntimeException e) {
+                log.debug("could not end a delivery's span", e);
+            }
         }
     }
 
