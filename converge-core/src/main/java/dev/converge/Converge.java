@@ -31,6 +31,8 @@ import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
 import dev.converge.recurring.RecurringJobs;
 import dev.converge.recurring.Schedule;
+import dev.converge.retention.Retention;
+import dev.converge.retention.RetentionPolicy;
 import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.net.InetAddress;
@@ -87,6 +89,8 @@ public final class Converge implements AutoCloseable {
     private final List<Leadership> leaderships = new ArrayList<>();
     private final RecurringJobs recurring;
     private final Duration recurringTick;
+    private final Retention retention;
+    private final AutoCloseable metrics;
     private volatile boolean started;
     private volatile boolean closed;
 
@@ -114,6 +118,12 @@ public final class Converge implements AutoCloseable {
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
         this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
+        this.retention = b.retention == null ? null : new Retention(store, b.retention);
+        this.metrics = b.meterRegistry == null ? null
+                : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
+        if (b.openTelemetry != null) {
+            dev.converge.tracing.JobTracing.bind(this, b.openTelemetry);
+        }
     }
 
     public static Builder builder(Store store) {
@@ -141,6 +151,10 @@ public final class Converge implements AutoCloseable {
             }
             if (!recurring.declared().isEmpty()) {
                 leaderships.add(new Leadership(claims, "converge:recurring", recurringTick, recurring::tick).start());
+            }
+            if (retention != null) {
+                leaderships.add(new Leadership(claims, "converge:retention", retention.policy().every(),
+                        retention::round).start());
             }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
@@ -206,6 +220,11 @@ public final class Converge implements AutoCloseable {
             return out;
         });
         queues.forEach(runtime.wakeup()::signal);
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] >= 0) {
+                runtime.observer().enqueued(rows.get(i).queue(), rows.get(i).kind());
+            }
+        }
         return ids;
     }
 
@@ -213,6 +232,7 @@ public final class Converge implements AutoCloseable {
         JobStore.Inserted ins = runtime.jobs().insert(c, row, store.clock().sqlNow());
         if (!ins.duplicate()) {
             store.dialect().notify(c, JobStore.CHANNEL, row.queue());
+            runtime.observer().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
@@ -264,6 +284,11 @@ public final class Converge implements AutoCloseable {
         return recurring;
     }
 
+    /** The retention task of this engine (its rounds run on the node holding the retention claim), if on. */
+    public Optional<Retention> retention() {
+        return Optional.ofNullable(retention);
+    }
+
     public Store store() {
         return store;
     }
@@ -278,6 +303,11 @@ public final class Converge implements AutoCloseable {
 
     public EngineStats stats() {
         return runtime.counters().snapshot();
+    }
+
+    /** The engine's Micrometer meters, when a registry was given to the builder. */
+    public Optional<dev.converge.metrics.ConvergeMetrics> metrics() {
+        return Optional.ofNullable((dev.converge.metrics.ConvergeMetrics) metrics);
     }
 
     public JsonCodec codec() {
@@ -301,6 +331,13 @@ public final class Converge implements AutoCloseable {
         }
         closed = true;
         leaderships.forEach(Leadership::close);
+        if (metrics != null) {
+            try {
+                metrics.close();
+            } catch (Exception e) {
+                log.debug("closing metrics", e);
+            }
+        }
         workers.forEach(QueueWorker::stopFetching);
         try {
             long graceEnd = System.currentTimeMillis() + settings.shutdownGrace().toMillis();
@@ -342,6 +379,10 @@ public final class Converge implements AutoCloseable {
         CrashPlan crashPlan = CrashPlan.NONE;
         final List<RecurringJob<?>> recurring = new ArrayList<>();
         Duration recurringTick = Duration.ofSeconds(1);
+        RetentionPolicy retention = RetentionPolicy.defaults();
+        Object meterRegistry;
+        Object openTelemetry;
+        Duration metricsSample = Duration.ofSeconds(15);
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -524,6 +565,49 @@ public final class Converge implements AutoCloseable {
                 throw new IllegalArgumentException("recurring tick must be at least 10ms");
             }
             this.recurringTick = d;
+            return this;
+        }
+
+        /**
+         * How long finished jobs, batches, chains and flows are kept (default {@link RetentionPolicy#defaults()}:
+         * succeeded and cancelled 24 hours, failed 7 days, flows 30 days, deleted 500 rows at a time every minute
+         * by the one node holding the retention claim). Ledger entries are never deleted.
+         */
+        public Builder retention(RetentionPolicy policy) {
+            this.retention = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Registers the engine's meters in this Micrometer registry (docs/operations.md lists them);
+         * the gauges of rows by state are sampled from the store every 15 seconds.
+         */
+        public Builder metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Traces each delivery with this OpenTelemetry: a span around the handler, whose parent is the
+         * context the job was enqueued in (carried in the job's row as a W3C traceparent).
+         */
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+            return this;
+        }
+
+        /** How often the gauges of rows by state are read from the store (default 15s; null: only on demand). */
+        public Builder metricsSampling(Duration every) {
+            if (every != null && every.toMillis() < 10) {
+                throw new IllegalArgumentException("metrics sampling must be at least 10ms");
+            }
+            this.metricsSample = every;
+            return this;
+        }
+
+        /** Keeps every finished row forever (no retention task runs on this node). */
+        public Builder noRetention() {
+            this.retention = null;
             return this;
         }
 

@@ -45,9 +45,9 @@ public final class JobStore {
     public JobStore(Dialect dialect) {
         this.dialect = dialect;
         String insertSql = "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, "
-                + "batch_id, chain_id, chain_pos, flow_id, created_at) VALUES (:queue, :kind, :payload, 'available', "
+                + "batch_id, chain_id, chain_pos, flow_id, created_at, trace_parent) VALUES (:queue, :kind, :payload, 'available', "
                 + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
-                + ":flow_id, {now})";
+                + ":flow_id, {now}, :trace_parent)";
         this.insert = Sql.of(dialect, insertSql + dialect.onConflictDoNothing());
         this.lease = new LeaseStatement(dialect);
         this.fenced = new FencedWrites(dialect);
@@ -65,6 +65,20 @@ public final class JobStore {
         this.countByState = Sql.of(dialect, "SELECT state, COUNT(*) AS n FROM cv_job WHERE (:queue IS NULL OR queue = :queue) "
                 + "GROUP BY state");
         this.dbNow = Sql.of(dialect, "SELECT {now} AS now_ts");
+        this.traceParentOf = Sql.of(dialect, "SELECT trace_parent FROM cv_job WHERE id = :id");
+    }
+
+    private final Sql traceParentOf;
+    private volatile java.util.function.Supplier<String> traceParent = () -> null;
+
+    /** Where each inserted job's {@code trace_parent} comes from (tracing: the enqueuing thread's context). */
+    public void traceParentFrom(java.util.function.Supplier<String> source) {
+        this.traceParent = java.util.Objects.requireNonNull(source);
+    }
+
+    /** The W3C traceparent a job was enqueued under, if any. */
+    public Optional<String> traceParentOf(Connection c, long id) throws SQLException {
+        return Optional.ofNullable(traceParentOf.queryOne(c, Params.of().bigint("id", id), rs -> rs.getString(1)));
     }
 
     /** The outcome of inserting one job: its id, and whether a job with the same unique key already existed. */
@@ -81,7 +95,8 @@ public final class JobStore {
                 .time("run_at", job.runAt()).bigint("delay_ms", job.delayMs()).integer("max_attempts", job.maxAttempts())
                 .bigint("timeout_ms", job.timeoutMs()).text("unique_key", job.uniqueKey())
                 .bigint("batch_id", job.batchId()).bigint("chain_id", job.chainId())
-                .integer("chain_pos", job.chainPos()).bigint("flow_id", job.flowId());
+                .integer("chain_pos", job.chainPos()).bigint("flow_id", job.flowId())
+                .text("trace_parent", traceParent.get());
         try (PreparedStatement ps = insert.bind(c.prepareStatement(insert.text(), new String[] {"id"}), p)) {
             int n = ps.executeUpdate();
             if (n == 1) {
@@ -111,17 +126,19 @@ public final class JobStore {
         Instant at = now != null ? now : databaseNow(c);
         boolean anyUnique = false;
         List<Object[]> rows = new ArrayList<>(jobs.size());
+        String trace = traceParent.get();
         for (NewJob j : jobs) {
             anyUnique |= j.uniqueKey() != null;
             rows.add(new Object[] {j.queue(), j.kind(), j.payload(), "available", j.runAt() != null ? j.runAt() : at.plusMillis(j.delayMs()),
-                j.maxAttempts(), j.timeoutMs(), j.uniqueKey(), j.batchId(), j.chainId(), j.chainPos(), j.flowId(), at});
+                j.maxAttempts(), j.timeoutMs(), j.uniqueKey(), j.batchId(), j.chainId(), j.chainPos(), j.flowId(), at, trace});
         }
         List<BulkInsert.Column> cols = List.of(
                 col("queue", Types.VARCHAR), col("kind", Types.VARCHAR), col("payload", Types.VARCHAR),
                 col("state", Types.VARCHAR), col("run_at", Types.TIMESTAMP_WITH_TIMEZONE),
                 col("max_attempts", Types.INTEGER), col("timeout_ms", Types.BIGINT), col("unique_key", Types.VARCHAR),
                 col("batch_id", Types.BIGINT), col("chain_id", Types.BIGINT), col("chain_pos", Types.INTEGER),
-                col("flow_id", Types.BIGINT), col("created_at", Types.TIMESTAMP_WITH_TIMEZONE));
+                col("flow_id", Types.BIGINT), col("created_at", Types.TIMESTAMP_WITH_TIMEZONE),
+                col("trace_parent", Types.VARCHAR));
         return dialect.insertMany(c, new BulkInsert("cv_job", cols, rows, anyUnique ? "unique_key" : null));
     }
 

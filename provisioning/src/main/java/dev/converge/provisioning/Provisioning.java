@@ -45,7 +45,8 @@ public final class Provisioning implements AutoCloseable {
         SiteStore siteStore = new SiteStore(store.dialect());
         Receipts receipts = new Receipts(config, resources);
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
-        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll());
+        // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
+        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters);
         if (node.nodeId() != null) {
             b.nodeId(node.nodeId());
         }

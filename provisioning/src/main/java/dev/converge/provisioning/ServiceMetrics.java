@@ -16,7 +16,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Exposes the engine's counters and the service's states to Prometheus: jobs by outcome (this
- * node), flows, sites and ledger entries by state (the whole store, read at most every
+ * node) and sites by state (the whole store, read at most every
  * {@link #REFRESH}, so a scrape flood costs no database work).
  */
 final class ServiceMetrics {
@@ -35,12 +35,9 @@ final class ServiceMetrics {
         counter(meters, "lease_lost", engine, EngineStats::leaseLost);
         counter(meters, "abandoned", engine, EngineStats::abandoned);
         counter(meters, "rescued", engine, EngineStats::rescued);
-        states(meters, store, "converge_flows", "SELECT state, COUNT(*) FROM cv_flow GROUP BY state",
-                new String[] {"running", "succeeded", "compensating", "failed", "needs_attention"});
         states(meters, store, "converge_sites", "SELECT state, COUNT(*) FROM pv_site GROUP BY state",
                 new String[] {"provisioning", "active", "failed", "needs_attention", "deleting", "deleted"});
-        states(meters, store, "converge_ledger_entries", "SELECT state, COUNT(*) FROM cv_ledger GROUP BY state",
-                new String[] {"claimed", "uncertain", "confirmed", "deleting", "deleted", "released"});
+        // flows and ledger entries by state come from the engine's own meters (Converge.Builder.metrics)
     }
 
     private static void counter(MeterRegistry meters, String outcome, Converge engine, ToDoubleFunction<EngineStats> f) {

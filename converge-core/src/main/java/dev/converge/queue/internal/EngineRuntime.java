@@ -12,6 +12,7 @@ import dev.converge.store.Store;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,6 +48,8 @@ public final class EngineRuntime {
     private final Rescuer rescuer;
     private final ScheduledExecutorService timeouts;
     private volatile EngineServices services;
+    private final java.util.List<DeliveryObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final DeliveryObserver observer = new Observers(observers);
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation) {
@@ -82,6 +85,80 @@ public final class EngineRuntime {
             throw new IllegalStateException("the engine's services are not wired yet");
         }
         return s;
+    }
+
+    private volatile DeliveryTracer tracer;
+
+    /** Sets the tracer that opens a span around each delivery's handler (tracing). */
+    public void trace(DeliveryTracer t) {
+        this.tracer = t;
+    }
+
+    /** Adds an observer of this node's deliveries (metrics). */
+    public void observe(DeliveryObserver o) {
+        observers.add(java.util.Objects.requireNonNull(o));
+    }
+
+    /** All observers as one; each call is cheap when there are none. */
+    public DeliveryObserver observer() {
+        return observer;
+    }
+
+    private record Observers(java.util.List<DeliveryObserver> all) implements DeliveryObserver {
+        @Override
+        public void enqueued(String queue, String kind) {
+            for (DeliveryObserver o : all) {
+                try {
+                    o.enqueued(queue, kind);
+                } catch (RuntimeException e) {
+                    log.debug("observer failed", e);
+                }
+            }
+        }
+
+        @Override
+        public void started(LeasedJob job, long waitedMillis) {
+            for (DeliveryObserver o : all) {
+                try {
+                    o.started(job, waitedMillis);
+                } catch (RuntimeException e) {
+                    log.debug("observer failed", e);
+                }
+            }
+        }
+
+        @Override
+        public void ran(LeasedJob job, long nanos) {
+            for (DeliveryObserver o : all) {
+                try {
+                    o.ran(job, nanos);
+                } catch (RuntimeException e) {
+                    log.debug("observer failed", e);
+                }
+            }
+        }
+
+        @Override
+        public void settled(LeasedJob job, String outcome) {
+            for (DeliveryObserver o : all) {
+                try {
+                    o.settled(job, outcome);
+                } catch (RuntimeException e) {
+                    log.debug("observer failed", e);
+                }
+            }
+        }
+
+        @Override
+        public void rescued(int n) {
+            for (DeliveryObserver o : all) {
+                try {
+                    o.rescued(n);
+                } catch (RuntimeException e) {
+                    log.debug("observer failed", e);
+                }
+            }
+        }
     }
 
     public Wakeup wakeup() {
@@ -163,8 +240,21 @@ public final class EngineRuntime {
                 t.interrupt();
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        DeliveryMdc mdc = DeliveryMdc.put(job);
+        long startNanos = System.nanoTime();
+        if (!observers.isEmpty() && job.runAt() != null) {
+            Instant now = store.clock().localNow();
+            observer.started(job, Math.max(0, now.toEpochMilli() - job.runAt().toEpochMilli()));
+        }
+        DeliveryTracer.Span span = startSpan(job);
+        Throwable thrown = null;
         try {
-            call(reg.handler(), payload, ctx);
+            try {
+                call(reg.handler(), payload, ctx);
+            } catch (Throwable t) {
+                thrown = t;
+                throw t;
+            }
             if (r.timedOut) {
                 return new Outcome.Failed("timed out after " + timeout.toMillis() + "ms", true);
             }
@@ -190,10 +280,38 @@ public final class EngineRuntime {
             }
             return new Outcome.Failed(describe(e), true);
         } finally {
+            endSpan(span, thrown);
+            mdc.restore();
+            if (!observers.isEmpty()) {
+                observer.ran(job, System.nanoTime() - startNanos);
+            }
             if (timer != null) {
                 timer.cancel(false);
             }
             Thread.interrupted(); // a late timeout or heartbeat interrupt must not leak into the next job
+        }
+    }
+
+    private DeliveryTracer.Span startSpan(LeasedJob job) {
+        DeliveryTracer t = tracer;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.start(job);
+        } catch (RuntimeException e) {
+            log.debug("could not start the span of job {}", job.id(), e);
+            return null;
+        }
+    }
+
+    private static void endSpan(DeliveryTracer.Span span, Throwable thrown) {
+        if (span != null) {
+            try {
+                span.end(thrown);
+            } catch (RuntimeException e) {
+                log.debug("could not end a delivery's span", e);
+            }
         }
     }
 

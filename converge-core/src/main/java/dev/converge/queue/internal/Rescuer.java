@@ -69,6 +69,9 @@ final class Rescuer implements AutoCloseable {
             return settled;
         });
         rt.counters.rescued.add(n);
+        if (n > 0) {
+            rt.observer().rescued(n);
+        }
         wake.forEach(rt.wakeup::signal);
         return n;
     }
@@ -94,6 +97,9 @@ final class Rescuer implements AutoCloseable {
             }
         }
         rt.counters.rescued.add(n);
+        if (n > 0) {
+            rt.observer().rescued(n);
+        }
         return n;
     }
 

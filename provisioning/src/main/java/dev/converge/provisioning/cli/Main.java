@@ -10,6 +10,13 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class})
 public final class Main {
 
+    @CommandLine.Option(names = "--log-format", paramLabel = "text|json", scope = CommandLine.ScopeType.INHERIT,
+            description = "Log as text (default) or as one JSON object a line, with job_id, job_type, queue, "
+                    + "attempt and flow_id while a job runs (also: CONVERGE_LOG_FORMAT=json).")
+    void logFormat(String format) {
+        LogFormat.use(format);
+    }
+
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
     }

@@ -65,6 +65,8 @@ class OpsApiTest {
         assertThat(api.count("SELECT COUNT(*) FROM pv_site")).isPositive();
         assertThat(provisioningGauge(api.client.get("/metrics", operator).body())).as("not re-read within 15 s")
                 .isEqualTo(before);
+        assertThat(api.client.get("/metrics", operator).body()).as("the engine's own meters are served too")
+                .contains("converge_flows{state=\"needs_attention\"}");
     }
 
     private static String provisioningGauge(String scrape) {

@@ -1,0 +1,205 @@
+package dev.converge.metrics;
+
+import dev.converge.Converge;
+import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.DeliveryObserver;
+import dev.converge.retention.RetentionReport;
+import dev.converge.store.Store;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's meters in a Micrometer registry (docs/operations.md lists them). Event meters
+ * (enqueued, completed, run and wait time, rescues, retention) count what this node did; the
+ * gauges of rows by state (queue depth, flows, compensations, ledger entries, orphans) are
+ * sampled from the store every {@code sampleEvery} by one background thread, never on a scrape,
+ * and read only live rows or tables that retention keeps bounded (except the ledger, which is
+ * counted whole: it is never deleted).
+ */
+public final class ConvergeMetrics implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConvergeMetrics.class);
+    public static final Duration DEFAULT_SAMPLE = Duration.ofSeconds(15);
+
+    private final MeterRegistry registry;
+    private final Store store;
+    private final Map<String, AtomicLong> sampled = new ConcurrentHashMap<>();
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService sampler;
+
+    private ConvergeMetrics(Converge engine, MeterRegistry registry, Duration sampleEvery) {
+        this.registry = registry;
+        this.store = engine.store();
+        FunctionCounter.builder("converge.leases.lost", engine, e -> e.stats().leaseLost())
+                .description("deliveries on this node whose lease moved on before their outcome landed")
+                .register(registry);
+        FunctionCounter.builder("converge.deliveries.abandoned", engine, e -> e.stats().abandoned())
+                .description("deliveries on this node that ended without an outcome (redelivered later)")
+                .register(registry);
+        for (dev.converge.flow.FlowState st : dev.converge.flow.FlowState.values()) {
+            gauge("converge.flows", "flows per state", "state", st.sql()); // every state reads 0 before the first sample
+        }
+        engine.runtime().observe(new Observer());
+        engine.retention().ifPresent(r -> r.onRound(this::retained));
+        if (sampleEvery == null) {
+            this.sampler = null;
+        } else {
+            this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "converge-metrics");
+                t.setDaemon(true);
+                return t;
+            });
+            sampler.scheduleWithFixedDelay(this::sampleQuietly, 0, sampleEvery.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Binds the meters of {@code engine} to {@code registry} (a {@code MeterRegistry}; typed as
+     * Object so that the engine's builder does not need Micrometer on the class path).
+     * {@code sampleEvery} null samples only on {@link #sample()}.
+     */
+    public static ConvergeMetrics bind(Converge engine, Object registry, Duration sampleEvery) {
+        if (!(registry instanceof MeterRegistry r)) {
+            throw new IllegalArgumentException("not a Micrometer MeterRegistry: " + registry);
+        }
+        return new ConvergeMetrics(engine, r, sampleEvery);
+    }
+
+    private Counter counter(String name, String description, String... tags) {
+        String key = name + String.join("\u0000", tags);
+        return counters.computeIfAbsent(key, k -> Counter.builder(name).description(description).tags(tags)
+                .register(registry));
+    }
+
+    private Timer timer(String name, String description, String... tags) {
+        String key = name + String.join("\u0000", tags);
+        return timers.computeIfAbsent(key, k -> Timer.builder(name).description(description).tags(tags)
+                .publishPercentileHistogram().register(registry));
+    }
+
+    private final class Observer implements DeliveryObserver {
+        @Override
+        public void enqueued(String queue, String kind) {
+            counter("converge.jobs.enqueued", "jobs enqueued through this node", "queue", queue, "type", kind).increment();
+        }
+
+        @Override
+        public void started(LeasedJob job, long waitedMillis) {
+            timer("converge.jobs.wait", "time from a job being due to its handler starting", "queue", job.queue(),
+                    "type", job.kind()).record(waitedMillis, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void ran(LeasedJob job, long nanos) {
+            timer("converge.jobs.run", "handler run time of each delivery", "queue", job.queue(), "type", job.kind())
+                    .record(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void settled(LeasedJob job, String outcome) {
+            counter("converge.jobs.completed", "delivery outcomes recorded by this node", "queue", job.queue(),
+                    "type", job.kind(), "outcome", outcome).increment();
+        }
+
+        @Override
+        public void rescued(int n) {
+            counter("converge.leases.rescued", "expired leases this node put back or failed").increment(n);
+        }
+    }
+
+    private void retained(RetentionReport r) {
+        String d = "finished rows deleted by retention";
+        counter("converge.retention.deleted", d, "table", "cv_job").increment(r.jobs());
+        counter("converge.retention.deleted", d, "table", "cv_batch").increment(r.batches());
+        counter("converge.retention.deleted", d, "table", "cv_chain").increment(r.chains());
+        counter("converge.retention.deleted", d, "table", "cv_flow").increment(r.flows());
+        counter("converge.retention.deleted", d, "table", "cv_flow_event").increment(r.flowEvents());
+        counter("converge.retention.deleted", d, "table", "cv_compensation").increment(r.compensations());
+    }
+
+    private void sampleQuietly() {
+        try {
+            sample();
+        } catch (RuntimeException e) {
+            log.warn("sampling the engine's gauges failed: {}", e.getMessage());
+        }
+    }
+
+    /** Reads the gauges' values from the store now. */
+    public void sample() {
+        Set<String> seen = new HashSet<>();
+        store.withConnection(c -> {
+            try (Statement st = c.createStatement()) {
+                read(st, seen, "SELECT queue, state, COUNT(*) FROM cv_job WHERE state IN ('available', 'running') "
+                        + "GROUP BY queue, state", "converge.queue.depth", "jobs waiting or running, per queue and state",
+                        List.of("queue", "state"));
+                read(st, seen, "SELECT state, COUNT(*) FROM cv_flow GROUP BY state", "converge.flows",
+                        "flows per state", List.of("state"));
+                read(st, seen, "SELECT state, COUNT(*) FROM cv_compensation GROUP BY state", "converge.compensations",
+                        "compensations of flows per state", List.of("state"));
+                read(st, seen, "SELECT kind, state, COUNT(*) FROM cv_ledger GROUP BY kind, state",
+                        "converge.ledger.entries", "ledger entries per resource type and state", List.of("kind", "state"));
+                read(st, seen, "SELECT kind, COUNT(*) FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', "
+                        + "'deleting') AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
+                        + "AND j.state IN ('running', 'available')) GROUP BY kind", "converge.ledger.orphans",
+                        "unresolved ledger entries whose owning job has ended (the reaper resolves them)", List.of("kind"));
+            }
+            return null;
+        });
+        // a combination that had rows and has none now reads zero, rather than its last value
+        sampled.forEach((k, v) -> {
+            if (!seen.contains(k)) {
+                v.set(0);
+            }
+        });
+    }
+
+    private void read(Statement st, Set<String> seen, String sql, String name, String description, List<String> tagNames)
+            throws java.sql.SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                String[] tags = new String[tagNames.size() * 2];
+                for (int i = 0; i < tagNames.size(); i++) {
+                    tags[2 * i] = tagNames.get(i);
+                    tags[2 * i + 1] = rs.getString(i + 1);
+                }
+                long n = rs.getLong(tagNames.size() + 1);
+                seen.add(name + String.join("\u0000", tags));
+                gauge(name, description, tags).set(n);
+            }
+        }
+    }
+
+    private AtomicLong gauge(String name, String description, String... tags) {
+        return sampled.computeIfAbsent(name + String.join("\u0000", tags), k -> {
+            AtomicLong v = new AtomicLong();
+            Gauge.builder(name, v, AtomicLong::get).description(description).tags(Tags.of(tags)).register(registry);
+            return v;
+        });
+    }
+
+    @Override
+    public void close() {
+        if (sampler != null) {
+            sampler.shutdownNow();
+        }
+    }
+}
