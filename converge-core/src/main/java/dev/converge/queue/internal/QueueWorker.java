@@ -39,6 +39,7 @@ public final class QueueWorker {
     private final AtomicBoolean down = new AtomicBoolean();
     private volatile boolean running;
 
+    /** A queue worker with a fixed prefetch ({@code prefetch >= 0}) or an adaptive one ({@code prefetch < 0}). */
     public QueueWorker(EngineRuntime rt, String queue, int concurrency, int prefetch) {
         this.rt = rt;
         this.queue = queue;
@@ -47,7 +48,10 @@ public final class QueueWorker {
         this.executor = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), r -> EngineRuntime.daemon(r, "converge-" + queue + "-" + n.incrementAndGet()));
         this.signal = rt.wakeup.signalFor(queue);
-        this.slots = new HeldSlots(concurrency + prefetch, rt.settings.fetchLimit(), signal);
+        int fetchLimit = rt.settings.fetchLimit();
+        this.slots = prefetch >= 0
+                ? new HeldSlots(concurrency + prefetch, fetchLimit, signal)
+                : new HeldSlots(concurrency, concurrency, HeldSlots.adaptiveCap(concurrency, fetchLimit), fetchLimit, signal);
         int count = Math.min(MAX_FETCHERS, Math.max(1, concurrency / HANDLERS_PER_FETCHER));
         for (int i = 1; i <= count; i++) {
             fetchers.add(EngineRuntime.daemon(this::fetchLoop, "converge-fetch-" + queue + (count > 1 ? "-" + i : "")));
@@ -72,6 +76,7 @@ public final class QueueWorker {
         while (running) {
             int reserved = 0;
             try {
+                slots.adapt(System.nanoTime());
                 reserved = slots.reserve(rt.settings.fetchLimit(), !executor.getQueue().isEmpty());
                 if (reserved == 0) {
                     signal.await(rt.settings.poll().toMillis());
