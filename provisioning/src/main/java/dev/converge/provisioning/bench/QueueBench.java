@@ -48,14 +48,14 @@ public final class QueueBench {
                 String round = r == 0 ? "cold round: " : "warm round " + r + "/" + o.rounds() + ": ";
                 // the engine goes first in the cold round (it bears the driver's warm-up), then they alternate
                 boolean engineFirst = r % 2 == 0;
-                for (int turn = 0; turn < 2; turn++) {
+                for (int turn = 0; turn < 2 && o.runs("bulk"); turn++) {
                     boolean engine = (turn == 0) == engineFirst;
                     progress.accept(round + (engine ? "engine" : "reference") + ": bulk enqueue of " + o.jobs() + " jobs");
                     truncate(db);
                     bulk.put(r, engine, engine ? timedBulk(producer)
                             : EnqueueReference.bulk(db, NoopJob.QUEUE, NoopJob.TYPE.name(), o.jobs()));
                 }
-                for (int turn = 0; turn < 2; turn++) {
+                for (int turn = 0; turn < 2 && o.runs("process"); turn++) {
                     boolean engine = (turn == 0) == engineFirst;
                     progress.accept(round + (engine ? "engine" : "reference") + ": processing " + o.jobs() + " jobs with "
                             + o.workers() + " threads");
@@ -63,7 +63,7 @@ public final class QueueBench {
                     process.put(r, engine, engine ? process(store, o.jobs())
                             : ReferenceLoop.run(db, NoopJob.QUEUE, o.workers(), o.jobs()));
                 }
-                for (int turn = 0; turn < 2; turn++) {
+                for (int turn = 0; turn < 2 && o.runs("single"); turn++) {
                     boolean engine = (turn == 0) == engineFirst;
                     progress.accept(round + (engine ? "engine" : "reference") + ": " + singleJobs
                             + " jobs, one per transaction, from " + o.workers() + " threads");
@@ -74,38 +74,39 @@ public final class QueueBench {
             }
             truncate(db);
 
-            progress.accept("pickup latency, " + o.samples() + " samples");
-            double[] pickup;
-            double[] pickupTx = null;
-            try (Converge engine = pickupEngine(store)) {
-                engine.start();
-                // PostgreSQL: another engine enqueues, so only LISTEN/NOTIFY can wake the worker quickly
-                Converge enqueuer = store.dialect().supportsListen() ? producer : engine;
-                pickup = PickupLatency.measure(i -> enqueuer.enqueue(Job.of(PickupProbe.TYPE, new PickupProbe(i))),
-                        o.samples());
-                if (store.dialect().supportsListen()) {
-                    progress.accept("pickup latency, enqueued in the caller's transaction, " + o.samples() + " samples");
-                    pickupTx = PickupLatency.measure(i -> {
-                        try (Connection c = producer.store().dataSource().getConnection()) {
-                            c.setAutoCommit(false);
-                            producer.enqueue(c, Job.of(PickupProbe.TYPE, new PickupProbe(i)));
-                            c.commit();
-                        }
-                    }, o.samples());
-                }
-            }
+            double[] pickup = o.runs("pickup") ? pickup(store, producer, false) : null;
+            double[] pickupTx = o.runs("pickup") && store.dialect().supportsListen() ? pickup(store, producer, true) : null;
             return new QueueBenchResult(o.store(), o.jobs(), o.workers(), singleJobs, bulk, single, process,
-                    PickupLatency.percentile(pickup, 50), PickupLatency.percentile(pickup, 99),
+                    pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 50),
+                    pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 99),
                     pickupTx == null ? Double.NaN : PickupLatency.percentile(pickupTx, 50),
                     pickupTx == null ? Double.NaN : PickupLatency.percentile(pickupTx, 99),
                     EngineShape.describe(o));
         }
     }
 
-    private Converge pickupEngine(Store store) {
-        return EngineShape.worker(store, o)
+    /** Enqueue-to-handler-start on an idle queue; {@code inCallerTx}: enqueued inside a transaction the caller commits. */
+    private double[] pickup(Store store, Converge producer, boolean inCallerTx) throws Exception {
+        progress.accept("pickup latency" + (inCallerTx ? ", enqueued in the caller's transaction, " : ", ")
+                + o.samples() + " samples");
+        try (Converge engine = EngineShape.worker(store, o)
                 .handle(PickupProbe.TYPE, (p, ctx) -> PickupLatency.STARTS.put(System.nanoTime()))
-                .queue("bench-pickup", 1).build();
+                .queue("bench-pickup", 1).build()) {
+            engine.start();
+            // PostgreSQL: another engine enqueues, so only LISTEN/NOTIFY can wake the worker quickly
+            Converge enqueuer = store.dialect().supportsListen() ? producer : engine;
+            if (!inCallerTx) {
+                return PickupLatency.measure(i -> enqueuer.enqueue(Job.of(PickupProbe.TYPE, new PickupProbe(i))),
+                        o.samples());
+            }
+            return PickupLatency.measure(i -> {
+                try (Connection c = enqueuer.store().dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    enqueuer.enqueue(c, Job.of(PickupProbe.TYPE, new PickupProbe(i)));
+                    c.commit();
+                }
+            }, o.samples());
+        }
     }
 
     private double timedBulk(Converge producer) {

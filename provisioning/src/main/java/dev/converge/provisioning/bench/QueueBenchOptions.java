@@ -15,10 +15,11 @@ import java.nio.file.Path;
  * @param fetchLimit jobs one fetch may lease; -1: the builder's default
  * @param rounds     warm rounds measured after the first (cold) one, engine and references interleaved
  * @param vacuum     whether every processing run (engine and reference alike) starts after VACUUM ANALYZE
+ * @param only       the phases to run (bulk, single, process, pickup); empty: all
  * @param json       where to write the JSON result, or null
  */
 public record QueueBenchOptions(String store, String dbUrl, String user, int jobs, int workers, int samples,
-        int prefetch, int fetchLimit, int rounds, boolean vacuum, Path json) {
+        int prefetch, int fetchLimit, int rounds, boolean vacuum, java.util.Set<String> only, Path json) {
 
     public QueueBenchOptions {
         if (!store.equals("postgres") && !store.equals("h2")) {
@@ -40,9 +41,18 @@ public record QueueBenchOptions(String store, String dbUrl, String user, int job
         if (rounds < 1 || rounds > 20) {
             throw new IllegalArgumentException("--rounds must be between 1 and 20, was " + rounds);
         }
+        for (String phase : only) {
+            if (!java.util.Set.of("bulk", "single", "process", "pickup").contains(phase)) {
+                throw new IllegalArgumentException("--only takes bulk, single, process, pickup; was " + phase);
+            }
+        }
         if (samples < 10 || samples > 100_000) {
             throw new IllegalArgumentException("--samples must be between 10 and 100000, was " + samples);
         }
+    }
+
+    public boolean runs(String phase) {
+        return only.isEmpty() || only.contains(phase);
     }
 
     public boolean postgres() {

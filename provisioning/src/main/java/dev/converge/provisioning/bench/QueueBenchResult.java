@@ -68,6 +68,11 @@ public record QueueBenchResult(
             return engine() / reference();
         }
 
+        /** Whether this phase ran ({@code --only} may leave it out). */
+        public boolean measured() {
+            return coldEngine > 0;
+        }
+
         public double coldEngine() {
             return coldEngine;
         }
@@ -123,10 +128,14 @@ public record QueueBenchResult(
         figure(m, "enqueue_single", single);
         m.put("enqueue_single_jobs", singleJobs);
         figure(m, "process", process);
-        m.put("ratio", round2(process.ratio()));
-        m.put("cold_ratio", round2(process.coldRatio()));
-        m.put("pickup_p50_ms", round2(pickupP50Ms));
-        m.put("pickup_p99_ms", round2(pickupP99Ms));
+        if (process.measured()) {
+            m.put("ratio", round2(process.ratio()));
+            m.put("cold_ratio", round2(process.coldRatio()));
+        }
+        if (!Double.isNaN(pickupP50Ms)) {
+            m.put("pickup_p50_ms", round2(pickupP50Ms));
+            m.put("pickup_p99_ms", round2(pickupP99Ms));
+        }
         if (!Double.isNaN(pickupTxP50Ms)) {
             m.put("pickup_in_tx_p50_ms", round2(pickupTxP50Ms));
             m.put("pickup_in_tx_p99_ms", round2(pickupTxP99Ms));
@@ -135,6 +144,9 @@ public record QueueBenchResult(
     }
 
     private static void figure(Map<String, Object> m, String key, Figure f) {
+        if (!f.measured()) {
+            return;
+        }
         m.put(key + "_jps", Math.round(f.engine()));
         m.put("reference_" + key + "_jps", Math.round(f.reference()));
         m.put(key + "_ratio", round2(f.ratio()));
@@ -160,31 +172,36 @@ public record QueueBenchResult(
         row(out, "enqueue, bulk (enqueueAll; ref: unnest/1000)", bulk, pg ? "target >= 1.0" : "");
         row(out, "enqueue, one per tx, " + workers + " threads (ref: INSERT)", single, pg ? "target >= 0.9" : "");
         row(out, "processing no-op jobs until durably done", process, pg ? "target >= 0.9" : "");
-        out.printf(Locale.ROOT, "  %-44s %9.2f ms p50 %9.2f ms p99 %s%n", "pickup, idle queue, enqueue to handler start",
-                pickupP50Ms, pickupP99Ms, pg ? "  target p50 < 5, p99 < 20" : "");
+        if (!Double.isNaN(pickupP50Ms)) {
+            out.printf(Locale.ROOT, "  %-44s %9.2f ms p50 %9.2f ms p99 %s%n", "pickup, idle queue, enqueue to handler start",
+                    pickupP50Ms, pickupP99Ms, pg ? "  target p50 < 5, p99 < 20" : "");
+        }
         if (!Double.isNaN(pickupTxP50Ms)) {
             out.printf(Locale.ROOT, "  %-44s %9.2f ms p50 %9.2f ms p99%n", "pickup, enqueued in the caller's transaction",
                     pickupTxP50Ms, pickupTxP99Ms);
         }
-        rounds(out, "warm rounds: bulk, engine", bulk.engine);
-        rounds(out, "warm rounds: bulk, reference", bulk.reference);
-        rounds(out, "warm rounds: one per tx, engine", single.engine);
-        rounds(out, "warm rounds: one per tx, reference", single.reference);
-        rounds(out, "warm rounds: processing, engine", process.engine);
-        rounds(out, "warm rounds: processing, reference", process.reference);
+        rounds(out, "warm rounds: bulk, engine / reference", bulk);
+        rounds(out, "warm rounds: one per tx, engine / ref.", single);
+        rounds(out, "warm rounds: processing, engine / ref.", process);
     }
 
     private static void row(PrintStream out, String what, Figure f, String target) {
+        if (!f.measured()) {
+            return;
+        }
         out.printf(Locale.ROOT, "  %-44s %,12.0f %,12.0f %6.2f   %,12.0f %,12.0f %6.2f  %s%n", what, f.coldEngine(),
                 f.coldReference(), f.coldRatio(), f.engine(), f.reference(), f.ratio(), target);
     }
 
-    private static void rounds(PrintStream out, String what, double[] values) {
-        StringBuilder b = new StringBuilder();
-        for (double v : values) {
-            b.append(b.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%,.0f", v));
+    private static void rounds(PrintStream out, String what, Figure f) {
+        if (!f.measured()) {
+            return;
         }
-        out.printf(Locale.ROOT, "  %-36s %s jobs/s%n", what, b);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < f.engine.length; i++) {
+            b.append(i == 0 ? "" : ",  ").append(String.format(Locale.ROOT, "%,.0f / %,.0f", f.engine[i], f.reference[i]));
+        }
+        out.printf(Locale.ROOT, "  %-40s %s jobs/s%n", what, b);
     }
 
     private static List<Long> rounded(double[] values) {

@@ -63,13 +63,17 @@ public final class BenchCommand implements Runnable {
                         + "(default: none, as a user runs it)")
         boolean vacuum;
 
+        @Option(names = "--only", split = ",",
+                description = "run only these phases: bulk, single, process, pickup (default: all)")
+        java.util.Set<String> only = new java.util.LinkedHashSet<>();
+
         @Option(names = "--json", description = "also write the figures as one JSON object to this file")
         Path json;
 
         @Override
         public Integer call() throws Exception {
             QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
-                    rounds, vacuum, json);
+                    rounds, vacuum, only, json);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {
