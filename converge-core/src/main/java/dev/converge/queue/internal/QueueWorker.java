@@ -3,6 +3,7 @@ package dev.converge.queue.internal;
 import dev.converge.crash.CrashPoint;
 import dev.converge.crash.SimulatedCrash;
 import dev.converge.queue.LeasedJob;
+import dev.converge.store.StoreConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * holds is bounded twice: deliveries not yet run (handlers plus prefetch), and outcomes not yet
  * durable (see {@link HeldSlots}).
  *
- * <p>A busy queue has more than one fetcher: each lease is a transaction that must be flushed to
+ * <p>A busy queue has more than one fetcher (one per two handlers, up to eight, and no more than
+ * half the store's pool less two): each lease is a transaction that must be flushed to
  * disk before its jobs may run (a lost lease commit would hand the same epoch out twice), so one
  * fetcher would spend most of its time waiting for the flush while the handlers starve. (Two
  * fetchers for 16 handlers of no-op jobs ran at about 0.6 of a 16-thread SKIP LOCKED loop on the
@@ -58,7 +60,10 @@ public final class QueueWorker {
         this.slots = prefetch >= 0
                 ? new HeldSlots(concurrency + prefetch, fetchLimit, signal)
                 : new HeldSlots(concurrency, concurrency, HeldSlots.adaptiveCap(concurrency, fetchLimit), fetchLimit, signal);
-        int count = Math.min(MAX_FETCHERS, Math.max(1, concurrency / HANDLERS_PER_FETCHER));
+        // each fetch holds a pooled connection for its round trip: at most half the pool, less two, fetches at once
+        StoreConfig pool = rt.store.config();
+        int poolBound = pool == null ? MAX_FETCHERS : Math.max(1, (pool.maxPoolSize() - 2) / 2);
+        int count = Math.min(Math.min(MAX_FETCHERS, poolBound), Math.max(1, concurrency / HANDLERS_PER_FETCHER));
         for (int i = 1; i <= count; i++) {
             boolean polls = i == 1;
             fetchers.add(EngineRuntime.daemon(() -> fetchLoop(polls), "converge-fetch-" + queue + (count > 1 ? "-" + i : "")));
