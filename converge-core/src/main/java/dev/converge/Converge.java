@@ -111,8 +111,7 @@ public final class Converge implements AutoCloseable {
         this.reapOlderThan = b.reapOlderThan;
         this.watchdogEvery = b.watchdog;
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
-            int prefetch = b.prefetch >= 0 ? b.prefetch : q.getValue();
-            workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), prefetch));
+            workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
         }
         this.claims = new Claims(store, nodeId);
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
@@ -177,9 +176,12 @@ public final class Converge implements AutoCloseable {
     /** Enqueues one job in its own unit of work. */
     public <T> EnqueueResult enqueue(Job<T> job) {
         NewJob row = encode(job);
-        EnqueueResult result = store.withConnection(c -> insert(c, row));
-        runtime.wakeup().signal(row.queue());
-        return result;
+        // one statement, one commit; the NOTIFY follows the commit from a thread of its own (see Notifier)
+        JobStore.Inserted ins = store.withConnection(c -> runtime.jobs().insert(c, row, store.clock().sqlNow()));
+        if (!ins.duplicate()) {
+            runtime.announce(row.queue());
+        }
+        return new EnqueueResult(ins.id(), ins.duplicate());
     }
 
     /**
@@ -459,7 +461,11 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /** Jobs leased ahead of free handler threads, per queue (default: as many as its concurrency). */
+        /**
+         * Jobs leased ahead of free handler threads, per queue. Default: adaptive, as many as the
+         * queue's handlers ran in the last 100 ms, at least its concurrency and at most ten fetches'
+         * worth ({@link #fetchLimit}): slow jobs are not hoarded, fast ones do not starve between fetches.
+         */
         public Builder prefetch(int n) {
             if (n < 0 || n > 10_000) {
                 throw new IllegalArgumentException("prefetch must be between 0 and 10000, was " + n);

@@ -38,6 +38,7 @@ public final class EngineRuntime {
     final HandlerRegistry registry;
     final JsonCodec codec;
     final Wakeup wakeup = new Wakeup();
+    private final Notifier notifier;
     final Counters counters = new Counters();
     final CrashPlan crashPlan;
     final JobFinisher finisher;
@@ -63,6 +64,7 @@ public final class EngineRuntime {
         this.finisher = new JobFinisher(hooks);
         this.cancellation = cancellation;
         this.completer = new Completer(this);
+        this.notifier = store.dialect().supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
         this.heartbeat = new Heartbeat(this);
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
@@ -349,7 +351,21 @@ public final class EngineRuntime {
         return held.isEmpty();
     }
 
+    /**
+     * Jobs of this queue were committed by a transaction the engine owned: wakes this node's
+     * fetchers now, and other processes' by a notification sent after the commit.
+     */
+    public void announce(String queue) {
+        wakeup.signal(queue);
+        if (notifier != null) {
+            notifier.later(queue);
+        }
+    }
+
     public void shutdown() {
+        if (notifier != null) {
+            notifier.close();
+        }
         heartbeat.close();
         rescuer.close();
         completer.close();

@@ -1,12 +1,13 @@
 package dev.converge.queue.internal;
 
-/** A one-bit mailbox a waiting thread sleeps on: raised by a wake-up, consumed by the waiter. */
+/** A one-bit mailbox waiting threads sleep on: raised by a wake-up, consumed by the one waiter it wakes. */
 final class Signal {
     private boolean raised;
 
+    /** Wakes one waiter (the raise is a single bit: one waiter consumes it). */
     synchronized void raise() {
         raised = true;
-        notifyAll();
+        notify();
     }
 
     /** Waits up to {@code millis} for a raise; returns whether one came, and consumes it. */

@@ -91,4 +91,45 @@ class HeldSlotsTest {
         assertThat(over).hasValue(0);
         assertThat(slots.held()).isZero();
     }
+
+    @Test
+    void anAdaptivePrefetchGrowsWithFastJobsAndFallsBackToTheHandlerCountWithSlowOnes() {
+        HeldSlots slots = new HeldSlots(16, 16, HeldSlots.adaptiveCap(16, 100), 100, new Signal());
+        assertThat(slots.max()).as("starts at handlers plus as many prefetched").isEqualTo(32);
+        long t = System.nanoTime();
+
+        // fast jobs: 2,000 handed over in 100 ms, 20,000 a second, 100 ms of which is 2,000: capped at 1,000
+        for (int i = 0; i < 2000; i++) {
+            slots.reserve(1, false);
+            slots.handedToCompleter();
+        }
+        t += 100_000_000L;
+        slots.adapt(t);
+        assertThat(slots.max()).isEqualTo(16 + 1000);
+        slots.adapt(t + 1_000_000L);
+        assertThat(slots.max()).as("re-sized at most once a window").isEqualTo(16 + 1000);
+
+        // slow jobs: 16 handlers, one second each: 16 a second, 1.6 per 100 ms: back to the floor, by halves
+        int[] seen = new int[6];
+        for (int w = 0; w < seen.length; w++) {
+            t += 1_000_000_000L;
+            for (int i = 0; i < 16; i++) {
+                slots.handedToCompleter();
+            }
+            slots.adapt(t);
+            seen[w] = slots.max() - 16;
+        }
+        assertThat(seen).containsExactly(500, 250, 125, 62, 31, 16);
+    }
+
+    @Test
+    void aFixedPrefetchNeverMoves() {
+        HeldSlots slots = new HeldSlots(16 + 4, 100, new Signal());
+        long t = System.nanoTime();
+        for (int i = 0; i < 5000; i++) {
+            slots.handedToCompleter();
+        }
+        slots.adapt(t + 100_000_000L);
+        assertThat(slots.max()).isEqualTo(20);
+    }
 }

@@ -6,4 +6,9 @@ import dev.converge.queue.JobType;
 record NoopJob(int n) {
     static final String QUEUE = "bench";
     static final JobType<NoopJob> TYPE = JobType.of("bench.noop", NoopJob.class).withQueue(QUEUE);
+
+    /** The payload the engine writes for job {@code n}, for the references to write the same bytes. */
+    static String payload(int n) {
+        return "{\"n\":" + n + "}";
+    }
 }

@@ -1,7 +1,5 @@
 package dev.converge.provisioning.bench;
 
-import dev.converge.Converge;
-import dev.converge.queue.Job;
 import java.util.Arrays;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,13 +17,18 @@ final class PickupLatency {
     private PickupLatency() {
     }
 
+    /** Enqueues probe {@code i}: on its own, or inside a transaction the caller commits. */
+    interface Enqueue {
+        void probe(int i) throws Exception;
+    }
+
     /** Returns the samples in milliseconds, sorted. */
-    static double[] measure(Converge enqueuer, int samples) throws InterruptedException {
+    static double[] measure(Enqueue enqueuer, int samples) throws Exception {
         double[] ms = new double[samples];
         for (int i = 0; i < samples; i++) {
             Thread.sleep(5); // the worker goes back to waiting: the queue is idle again
             long before = System.nanoTime();
-            enqueuer.enqueue(Job.of(PickupProbe.TYPE, new PickupProbe(i)));
+            enqueuer.probe(i);
             Long started = STARTS.poll(30, TimeUnit.SECONDS);
             if (started == null) {
                 throw new IllegalStateException("pickup sample " + i + " was not started within 30s");

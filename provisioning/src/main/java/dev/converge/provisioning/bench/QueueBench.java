@@ -14,14 +14,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * {@code converge bench queue}: the engine's enqueue, processing and pickup figures beside a
- * hand-written SKIP LOCKED loop measured in the same run on the same database. Both the engine
- * and the reference get the same warm-up rounds first, then take turns over the measured rounds;
- * each processing run starts on a freshly filled and vacuumed table, so neither inherits the
- * other's dead rows.
+ * {@code converge bench queue}: the engine's enqueue, processing and pickup figures beside
+ * hand-written references measured in the same run on the same database, as a user gets them:
+ * the builder's defaults unless told otherwise, and no maintenance a user would not do.
+ *
+ * <p>The first round runs on a cold JVM and is reported on its own (the reference goes first in
+ * it: it runs little besides the JDBC driver, whose warm-up would otherwise be charged to the
+ * engine); the warm rounds that follow are reported as medians. In every round the engine and the references do the same work on the
+ * same freshly filled table (TRUNCATE, then one bulk enqueue), taking turns so that a slow patch
+ * of a shared machine hits both; {@code --vacuum} adds VACUUM ANALYZE before every processing
+ * run, the engine's and the reference's alike.
  */
 public final class QueueBench {
-    private static final int WARM_ROUNDS = 3;
+    private static final String SINGLE_QUEUE = "bench-single";
     private final QueueBenchOptions o;
     private final Consumer<String> progress;
 
@@ -35,45 +40,74 @@ public final class QueueBench {
                 Store store = Store.open(db.config().maxPoolSize(Math.max(10, o.workers() + 2)).poolName("bench").build());
                 Converge producer = Converge.builder(store).declare(NoopJob.TYPE).declare(PickupProbe.TYPE)
                         .nodeId("bench-producer").build()) {
-            // the engine has far more code on its hot path than the reference loop for the JIT to
-            // compile: both run the full job count until their figures settle, and only then are measured
-            for (int round = 1; round <= WARM_ROUNDS; round++) {
-                progress.accept("warm-up " + round + "/" + WARM_ROUNDS + ": engine and reference on " + o.jobs() + " jobs");
-                fill(db, producer, o.jobs());
-                process(store, o.jobs());
-                fill(db, producer, o.jobs());
-                ReferenceLoop.run(db, NoopJob.QUEUE, o.workers(), o.jobs());
-                producer.enqueueAll(jobs(Math.min(o.jobs(), 5000))); // and the bulk path
+            int rounds = o.rounds() + 1; // round 0 is the cold one
+            QueueBenchResult.Figure bulk = new QueueBenchResult.Figure(o.rounds());
+            QueueBenchResult.Figure single = new QueueBenchResult.Figure(o.rounds());
+            QueueBenchResult.Figure process = new QueueBenchResult.Figure(o.rounds());
+            int singleJobs = Math.min(o.jobs(), 4000);
+            for (int r = 0; r < rounds; r++) {
+                String round = r == 0 ? "cold round: " : "warm round " + r + "/" + o.rounds() + ": ";
+                // the reference goes first in the cold round, so that the JDBC driver's own warm-up (all
+                // the reference runs) is not counted against the engine; then they alternate
+                boolean engineFirst = r % 2 == 1;
+                for (int turn = 0; turn < 2 && o.runs("bulk"); turn++) {
+                    boolean engine = (turn == 0) == engineFirst;
+                    progress.accept(round + (engine ? "engine" : "reference") + ": bulk enqueue of " + o.jobs() + " jobs");
+                    truncate(db);
+                    bulk.put(r, engine, engine ? timedBulk(producer)
+                            : EnqueueReference.bulk(db, NoopJob.QUEUE, NoopJob.TYPE.name(), o.jobs()));
+                }
+                for (int turn = 0; turn < 2 && o.runs("process"); turn++) {
+                    boolean engine = (turn == 0) == engineFirst;
+                    progress.accept(round + (engine ? "engine" : "reference") + ": processing " + o.jobs() + " jobs with "
+                            + o.workers() + " threads");
+                    fill(db, producer, o.jobs());
+                    process.put(r, engine, engine ? process(store, o.jobs())
+                            : ReferenceLoop.run(db, NoopJob.QUEUE, o.workers(), o.jobs()));
+                }
+                for (int turn = 0; turn < 2 && o.runs("single"); turn++) {
+                    boolean engine = (turn == 0) == engineFirst;
+                    progress.accept(round + (engine ? "engine" : "reference") + ": " + singleJobs
+                            + " jobs, one per transaction, from " + o.workers() + " threads");
+                    truncate(db);
+                    single.put(r, engine, engine ? timedSingle(producer, singleJobs)
+                            : EnqueueReference.oneAtATime(db, SINGLE_QUEUE, NoopJob.TYPE.name(), o.workers(), singleJobs));
+                }
             }
-
-            // engine and reference take turns, round after round, so a slow patch of a shared machine
-            // (a checkpoint, a neighbour) hits both; the medians are the figures, every round is shown
-            double[] bulk = new double[o.rounds()];
-            double[] process = new double[o.rounds()];
-            double[] reference = new double[o.rounds()];
-            for (int r = 0; r < o.rounds(); r++) {
-                String round = "round " + (r + 1) + "/" + o.rounds() + ": ";
-                progress.accept(round + "bulk enqueue of " + o.jobs() + " jobs");
-                truncate(db);
-                bulk[r] = timedBulk(producer);
-                vacuum(db);
-                progress.accept(round + "processing " + o.jobs() + " jobs with " + o.workers() + " workers");
-                process[r] = process(store, o.jobs());
-                progress.accept(round + "reference loop on " + o.jobs() + " jobs");
-                fill(db, producer, o.jobs());
-                reference[r] = ReferenceLoop.run(db, NoopJob.QUEUE, o.workers(), o.jobs());
-            }
-
-            progress.accept("enqueue one job per transaction, " + o.jobs() + " jobs");
-            truncate(db);
-            double single = timedSingle(producer);
             truncate(db);
 
-            progress.accept("pickup latency, " + o.samples() + " samples");
-            double[] pickup = pickup(store, producer);
-            return new QueueBenchResult(o.store(), o.jobs(), o.workers(), bulk, single, process,
-                    PickupLatency.percentile(pickup, 50), PickupLatency.percentile(pickup, 99), reference,
+            double[] pickup = o.runs("pickup") ? pickup(store, producer, false) : null;
+            double[] pickupTx = o.runs("pickup") && store.dialect().supportsListen() ? pickup(store, producer, true) : null;
+            return new QueueBenchResult(o.store(), o.jobs(), o.workers(), singleJobs, bulk, single, process,
+                    pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 50),
+                    pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 99),
+                    pickupTx == null ? Double.NaN : PickupLatency.percentile(pickupTx, 50),
+                    pickupTx == null ? Double.NaN : PickupLatency.percentile(pickupTx, 99),
                     EngineShape.describe(o));
+        }
+    }
+
+    /** Enqueue-to-handler-start on an idle queue; {@code inCallerTx}: enqueued inside a transaction the caller commits. */
+    private double[] pickup(Store store, Converge producer, boolean inCallerTx) throws Exception {
+        progress.accept("pickup latency" + (inCallerTx ? ", enqueued in the caller's transaction, " : ", ")
+                + o.samples() + " samples");
+        try (Converge engine = EngineShape.worker(store, o)
+                .handle(PickupProbe.TYPE, (p, ctx) -> PickupLatency.STARTS.put(System.nanoTime()))
+                .queue("bench-pickup", 1).build()) {
+            engine.start();
+            // PostgreSQL: another engine enqueues, so only LISTEN/NOTIFY can wake the worker quickly
+            Converge enqueuer = store.dialect().supportsListen() ? producer : engine;
+            if (!inCallerTx) {
+                return PickupLatency.measure(i -> enqueuer.enqueue(Job.of(PickupProbe.TYPE, new PickupProbe(i))),
+                        o.samples());
+            }
+            return PickupLatency.measure(i -> {
+                try (Connection c = enqueuer.store().dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    enqueuer.enqueue(c, Job.of(PickupProbe.TYPE, new PickupProbe(i)));
+                    c.commit();
+                }
+            }, o.samples());
         }
     }
 
@@ -84,7 +118,7 @@ public final class QueueBench {
         return o.jobs() * 1e9 / (System.nanoTime() - start);
     }
 
-    private double timedSingle(Converge producer) throws Exception {
+    private double timedSingle(Converge producer, int n) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(o.workers());
         AtomicInteger next = new AtomicInteger();
         try {
@@ -93,15 +127,15 @@ public final class QueueBench {
             for (int t = 0; t < o.workers(); t++) {
                 done.add(pool.submit(() -> {
                     int i;
-                    while ((i = next.getAndIncrement()) < o.jobs()) {
-                        producer.enqueue(Job.of(NoopJob.TYPE, new NoopJob(i)).queue("bench-single"));
+                    while ((i = next.getAndIncrement()) < n) {
+                        producer.enqueue(Job.of(NoopJob.TYPE, new NoopJob(i)).queue(SINGLE_QUEUE));
                     }
                 }));
             }
             for (Future<?> f : done) {
                 f.get();
             }
-            return o.jobs() * 1e9 / (System.nanoTime() - start);
+            return n * 1e9 / (System.nanoTime() - start);
         } finally {
             pool.shutdownNow();
         }
@@ -119,20 +153,14 @@ public final class QueueBench {
         }
     }
 
-    private double[] pickup(Store store, Converge producer) throws InterruptedException {
-        try (Converge engine = EngineShape.worker(store, o)
-                .handle(PickupProbe.TYPE, (p, ctx) -> PickupLatency.STARTS.put(System.nanoTime()))
-                .queue("bench-pickup", 1).build()) {
-            engine.start();
-            // PostgreSQL: another engine enqueues, so only LISTEN/NOTIFY can wake the worker quickly
-            return PickupLatency.measure(store.dialect().supportsListen() ? producer : engine, o.samples());
-        }
-    }
-
     private void fill(BenchDatabase db, Converge producer, int n) throws Exception {
         truncate(db);
         producer.enqueueAll(jobs(n));
-        vacuum(db);
+        if (o.vacuum() && db.postgres()) {
+            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                st.execute("VACUUM ANALYZE cv_job");
+            }
+        }
     }
 
     private static List<Job<NoopJob>> jobs(int n) {
@@ -146,14 +174,6 @@ public final class QueueBench {
     private static void truncate(BenchDatabase db) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
             st.execute("TRUNCATE TABLE cv_job");
-        }
-    }
-
-    private static void vacuum(BenchDatabase db) throws Exception {
-        if (db.postgres()) {
-            try (Connection c = db.connect(); Statement st = c.createStatement()) {
-                st.execute("VACUUM ANALYZE cv_job");
-            }
         }
     }
 }

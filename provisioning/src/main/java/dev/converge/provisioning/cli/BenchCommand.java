@@ -45,22 +45,35 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--samples", defaultValue = "200", description = "pickup-latency samples (default: ${DEFAULT-VALUE})")
         int samples;
 
-        @Option(names = "--prefetch", defaultValue = "1000",
-                description = "jobs the engine may lease ahead of its handler threads (default: ${DEFAULT-VALUE}; "
-                        + "the builder's default is as many as the handler threads, sized for slow jobs)")
+        @Option(names = "--prefetch", defaultValue = "-1",
+                description = "jobs the engine may lease ahead of its handler threads (default: the builder's default)")
         int prefetch;
 
+        @Option(names = "--fetch-limit", defaultValue = "-1",
+                description = "jobs one fetch may lease (default: the builder's default)")
+        int fetchLimit;
+
         @Option(names = "--rounds", defaultValue = "3",
-                description = "measured rounds of bulk enqueue, engine and reference processing, interleaved so that "
-                        + "both meet the same noise; the medians are reported (default: ${DEFAULT-VALUE})")
+                description = "warm rounds after the first (cold) one; engine and references take turns in each, and "
+                        + "the warm figures are their medians (default: ${DEFAULT-VALUE})")
         int rounds;
+
+        @Option(names = "--vacuum",
+                description = "VACUUM ANALYZE before every processing run, the engine's and the reference's alike "
+                        + "(default: none, as a user runs it)")
+        boolean vacuum;
+
+        @Option(names = "--only", split = ",",
+                description = "run only these phases: bulk, single, process, pickup (default: all)")
+        java.util.Set<String> only = new java.util.LinkedHashSet<>();
 
         @Option(names = "--json", description = "also write the figures as one JSON object to this file")
         Path json;
 
         @Override
         public Integer call() throws Exception {
-            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, rounds, json);
+            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
+                    rounds, vacuum, only, json);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {

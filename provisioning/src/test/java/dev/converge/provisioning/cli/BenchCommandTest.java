@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -37,18 +38,41 @@ class BenchCommandTest {
         List<String> keys = new ArrayList<>();
         r.fieldNames().forEachRemaining(keys::add);
         assertThat(keys).contains("store", "jobs", "workers", "enqueue_bulk_jps", "enqueue_single_jps", "process_jps",
-                "pickup_p50_ms", "pickup_p99_ms", "reference_process_jps", "ratio");
+                "pickup_p50_ms", "pickup_p99_ms", "reference_process_jps", "ratio", "cold_ratio",
+                "reference_enqueue_bulk_jps", "reference_enqueue_single_jps", "process_cold_jps",
+                "reference_process_cold_jps", "enqueue_bulk_cold_jps", "enqueue_single_ratio", "settings");
+        assertThat(r.path("settings").asText()).contains("prefetch default").contains("no VACUUM");
+        if (store.equals("postgres")) {
+            assertThat(keys).contains("pickup_in_tx_p50_ms", "pickup_in_tx_p99_ms");
+        }
         assertThat(r.path("store").asText()).isEqualTo(store);
         assertThat(r.path("jobs").asInt()).isEqualTo(300);
         assertThat(r.path("rounds").asInt()).isEqualTo(3);
         for (String k : List.of("enqueue_bulk_jps", "enqueue_single_jps", "process_jps", "reference_process_jps", "ratio",
-                "pickup_p50_ms", "pickup_p99_ms")) {
+                "pickup_p50_ms", "pickup_p99_ms", "process_cold_jps", "reference_process_cold_jps", "cold_ratio",
+                "reference_enqueue_bulk_jps", "reference_enqueue_single_jps")) {
             assertThat(r.path(k).asDouble()).as(k).isPositive();
         }
         assertThat(r.path("pickup_p99_ms").asDouble()).isGreaterThanOrEqualTo(r.path("pickup_p50_ms").asDouble());
         assertThat(r.path("process_jps").asLong()).isEqualTo(median(r.path("process_jps_rounds")));
         assertThat(r.path("reference_process_jps").asLong()).isEqualTo(median(r.path("reference_process_jps_rounds")));
         assertThat(r.path("enqueue_bulk_jps").asLong()).isEqualTo(median(r.path("enqueue_bulk_jps_rounds")));
+        assertThat(r.path("reference_enqueue_single_jps").asLong())
+                .isEqualTo(median(r.path("reference_enqueue_single_jps_rounds")));
+    }
+
+    @Test
+    void onlyRunsThePhasesAskedFor(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("bench.json");
+        int exit = new CommandLine(new BenchCommand()).execute("queue", "--store", "h2", "--jobs", "200", "--workers", "2",
+                "--rounds", "1", "--only", "process", "--vacuum", "--json", json.toString());
+
+        assertThat(exit).isZero();
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.has("process_jps")).isTrue();
+        assertThat(r.has("enqueue_bulk_jps")).isFalse();
+        assertThat(r.has("pickup_p50_ms")).isFalse();
+        assertThat(r.path("settings").asText()).contains("VACUUM ANALYZE before every processing run");
     }
 
     private static long median(JsonNode rounds) {
