@@ -89,7 +89,8 @@ final class LeafHttp {
         URI base = config.baseUrl();
         URI target;
         try {
-            target = base.resolve(link.trim());
+            // providers write JSON:API page parameters unencoded (page[cursor]=...), which java.net.URI refuses
+            target = base.resolve(link.trim().replace("[", "%5B").replace("]", "%5D").replace(" ", "%20"));
         } catch (IllegalArgumentException e) {
             throw new LeafRejected(leaf, "GET: the next-page link is not a URL", 0, false);
         }

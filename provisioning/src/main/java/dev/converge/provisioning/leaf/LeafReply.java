@@ -64,14 +64,17 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
 
     /**
      * Whether the leaf refused because of its rate limit, and for how long: a 429 (every leaf), or a
-     * 403 that carries {@code Retry-After} or {@code X-RateLimit-Remaining: 0} (GitHub's primary and
-     * secondary limits). The wait is {@code Retry-After}, else {@code X-RateLimit-Reset} (epoch
-     * seconds) minus now, else a minute; at least a second and at most {@link #MAX_THROTTLE}.
+     * 403 that carries {@code Retry-After}, {@code X-RateLimit-Remaining: 0} or a message about a
+     * rate limit (GitHub's primary and secondary limits). The wait is {@code Retry-After}, else
+     * {@code X-RateLimit-Reset} (epoch seconds, or seconds from now where the value is too small to
+     * be a date) minus now, else a minute; at least a second and at most {@link #MAX_THROTTLE}.
      */
     Optional<Duration> throttledFor(Instant now) {
         boolean exhausted = headers.firstValue("X-RateLimit-Remaining").map(String::trim).filter("0"::equals).isPresent();
         Optional<Duration> retryAfter = retryAfter(now);
-        if (status != 429 && !(status == 403 && (exhausted || retryAfter.isPresent()))) {
+        boolean saysRateLimit = status == 403 && json().map(node -> node.path("message").asText(""))
+                .filter(m -> m.toLowerCase(java.util.Locale.ROOT).contains("rate limit")).isPresent();
+        if (status != 429 && !(status == 403 && (exhausted || retryAfter.isPresent() || saysRateLimit))) {
             return Optional.empty();
         }
         Duration wait = retryAfter.or(() -> exhausted ? resetIn(now) : Optional.empty()).orElse(DEFAULT_THROTTLE);
@@ -84,7 +87,8 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
     private Optional<Duration> resetIn(Instant now) {
         return headers.firstValue("X-RateLimit-Reset").map(String::trim).flatMap(value -> {
             try {
-                Instant at = Instant.ofEpochSecond(Long.parseLong(value));
+                long reset = Long.parseLong(value);
+                Instant at = reset < 1_000_000_000L ? now.plusSeconds(Math.max(0, reset)) : Instant.ofEpochSecond(reset);
                 return Optional.of(at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO);
             } catch (NumberFormatException | java.time.DateTimeException e) {
                 return Optional.empty();
