@@ -135,7 +135,7 @@ class ProviderContractTest {
     }
 
     @Test
-    void aForbiddenWithoutRateLimitSignsIsStillAPermanentRejection() {
+    void aValidationAnswerToAReadIsPermanentNotARateLimit() {
         server.route("GET", "/repos/octocat/Hello-World", "github/create-org-repo-422-exists.json");
         // 422 on a read: permanent, and not mistaken for a rate limit
         assertThatThrownBy(() -> gitHost().find("Hello-World")).isInstanceOfSatisfying(LeafRejected.class, r -> {
