@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.leafsim.inventory.Inventory;
 import dev.converge.leafsim.inventory.SimResource;
 import io.javalin.http.Context;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,8 @@ final class GitHostLeaf implements SimulatedLeaf {
         return inventory;
     }
 
+    private static final String DOCS = "https://docs.github.com/rest/repos/repos";
+
     @Override
     public void register(LeafRoutes routes) {
         routes.post("/orgs/{org}/repos", "create", this::create);
@@ -60,7 +63,8 @@ final class GitHostLeaf implements SimulatedLeaf {
                 .map(created -> SimResponse.of(201, created.fields()))
                 .orElseGet(() -> SimResponse.of(422, Map.of("message", "Repository creation failed.",
                         "errors", List.of(Map.of("resource", "Repository", "code", "already_exists", "field", "name",
-                                "message", "name already exists on this account")))));
+                                "message", "name already exists on this account")),
+                        "documentation_url", DOCS + "#create-an-organization-repository", "status", "422")));
     }
 
     private SimResponse get(Context ctx) {
@@ -85,9 +89,19 @@ final class GitHostLeaf implements SimulatedLeaf {
         int from = Math.min(all.size(), (page - 1) * perPage);
         int to = Math.min(all.size(), from + perPage);
         SimResponse response = SimResponse.of(200, all.subList(from, to).stream().map(SimResource::fields).toList());
+        String page0 = ctx.scheme() + "://" + ctx.host() + ctx.path() + "?per_page=" + perPage + "&page=";
+        List<String> links = new ArrayList<>();
         if (to < all.size()) {
-            String next = ctx.scheme() + "://" + ctx.host() + ctx.path() + "?per_page=" + perPage + "&page=" + (page + 1);
-            response = response.withHeader("Link", "<" + next + ">; rel=\"next\"");
+            int last = (all.size() + perPage - 1) / perPage;
+            links.add("<" + page0 + (page + 1) + ">; rel=\"next\"");
+            links.add("<" + page0 + last + ">; rel=\"last\"");
+        }
+        if (page > 1) {
+            links.add("<" + page0 + (page - 1) + ">; rel=\"prev\"");
+            links.add("<" + page0 + 1 + ">; rel=\"first\"");
+        }
+        if (!links.isEmpty()) {
+            response = response.withHeader("Link", String.join(", ", links));
         }
         return response;
     }
@@ -103,7 +117,8 @@ final class GitHostLeaf implements SimulatedLeaf {
 
     private static SimResponse validationFailed(String code, String field, String message) {
         return SimResponse.of(422, Map.of("message", "Validation Failed",
-                "errors", List.of(Map.of("resource", "Repository", "code", code, "field", field, "message", message))));
+                "errors", List.of(Map.of("resource", "Repository", "code", code, "field", field, "message", message)),
+                "documentation_url", DOCS + "#create-an-organization-repository", "status", "422"));
     }
 
     private Map<String, Object> repo(String id, String org, String name, String description, boolean isPrivate) {

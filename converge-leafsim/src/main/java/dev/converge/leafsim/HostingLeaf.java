@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.leafsim.inventory.Inventory;
 import dev.converge.leafsim.inventory.SimResource;
 import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +17,8 @@ import java.util.regex.Pattern;
 
 /**
  * A hosting service shaped like Laravel Forge: sites unique by domain on a server, Laravel-style
- * 422 validation errors, {@code tags} as the caller's free text, and a deploy that may be repeated.
+ * 422 validation errors, {@code tags} as the caller's free text, a deploy that may be repeated, and
+ * Forge's cursor pagination on the site list.
  */
 final class HostingLeaf implements SimulatedLeaf {
     private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
@@ -66,10 +69,55 @@ final class HostingLeaf implements SimulatedLeaf {
                 .orElseGet(() -> invalid("domain", "The domain has already been taken."));
     }
 
+    /**
+     * Forge's cursor pagination: {@code page[size]} (default 30, at most 200) and an opaque
+     * {@code page[cursor]}; {@code meta.next_cursor} and {@code links.next} are null on the last page.
+     */
     private SimResponse list(Context ctx) {
         List<Map<String, Object>> sites = inventory.inScope(ctx.pathParam("server")).stream()
                 .map(SimResource::fields).toList();
-        return SimResponse.of(200, Map.of("sites", sites));
+        int size = Math.min(200, Math.max(1, intParam(ctx.queryParam("page[size]"), 30)));
+        int from = Math.min(sites.size(), Math.max(0, offset(ctx.queryParam("page[cursor]"))));
+        int to = Math.min(sites.size(), from + size);
+        String next = to < sites.size() ? cursor(to) : null;
+        String prev = from > 0 ? cursor(Math.max(0, from - size)) : null;
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("per_page", size);
+        meta.put("next_cursor", next);
+        meta.put("prev_cursor", prev);
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("next", next == null ? null : ctx.path() + "?page[size]=" + size + "&page[cursor]=" + next);
+        links.put("prev", prev == null ? null : ctx.path() + "?page[size]=" + size + "&page[cursor]=" + prev);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("sites", sites.subList(from, to));
+        body.put("meta", meta);
+        body.put("links", links);
+        return SimResponse.of(200, body);
+    }
+
+    private static String cursor(int offset) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(("{\"offset\":" + offset + "}")
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static int offset(String cursor) {
+        if (cursor == null || cursor.isBlank()) {
+            return 0;
+        }
+        try {
+            String decoded = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+            return intParam(decoded.replaceAll("[^0-9]", ""), 0);
+        } catch (IllegalArgumentException e) {
+            return 0;
+        }
+    }
+
+    private static int intParam(String value, int fallback) {
+        try {
+            return value == null || value.isBlank() ? fallback : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
     }
 
     private SimResponse get(Context ctx) {
@@ -112,8 +160,12 @@ final class HostingLeaf implements SimulatedLeaf {
         site.put("server_id", server);
         site.put("name", domain);
         site.put("domain", domain);
-        site.put("aliases", List.of());
+        List<String> aliases = new ArrayList<>();
+        body.path("aliases").forEach(alias -> aliases.add(alias.asText()));
+        site.put("aliases", List.copyOf(aliases));
         site.put("directory", textOr(body.get("directory"), "/public"));
+        site.put("wildcards", false);
+        site.put("repository", null);
         site.put("project_type", textOr(body.get("project_type"), "php"));
         site.put("status", "installed");
         site.put("deployment_status", null);

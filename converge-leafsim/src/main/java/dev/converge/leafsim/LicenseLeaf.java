@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.leafsim.inventory.Inventory;
 import dev.converge.leafsim.inventory.SimResource;
 import io.javalin.http.Context;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,12 +81,40 @@ final class LicenseLeaf implements SimulatedLeaf {
         }
     }
 
+    /**
+     * Keygen-style pages: {@code page[number]} from 1 and {@code page[size]} (default 100, at most
+     * 100); {@code links} carries self, prev, next (null on the last page), first, last and counts.
+     */
     private SimResponse list(Context ctx) {
         String domain = ctx.queryParam("domain");
         List<Map<String, Object>> licenses = inventory.inScope(null).stream()
                 .filter(license -> domain == null || domain.equals(license.naturalKey()))
                 .map(SimResource::fields).toList();
-        return SimResponse.of(200, Map.of("data", licenses));
+        int size = Math.min(100, Math.max(1, intParam(ctx.queryParam("page[size]"), 100)));
+        int pages = Math.max(1, (licenses.size() + size - 1) / size);
+        int number = Math.min(pages, Math.max(1, intParam(ctx.queryParam("page[number]"), 1)));
+        int from = Math.min(licenses.size(), (number - 1) * size);
+        int to = Math.min(licenses.size(), from + size);
+        String base = ctx.path() + "?" + (domain == null ? "" : "domain=" + URLEncoder.encode(domain, StandardCharsets.UTF_8) + "&");
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("self", base + "page[number]=" + number + "&page[size]=" + size);
+        links.put("prev", number > 1 ? base + "page[number]=" + (number - 1) + "&page[size]=" + size : null);
+        links.put("next", number < pages ? base + "page[number]=" + (number + 1) + "&page[size]=" + size : null);
+        links.put("first", base + "page[number]=1&page[size]=" + size);
+        links.put("last", base + "page[number]=" + pages + "&page[size]=" + size);
+        links.put("meta", Map.of("pages", pages, "count", licenses.size()));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("data", licenses.subList(from, to));
+        body.put("links", links);
+        return SimResponse.of(200, body);
+    }
+
+    private static int intParam(String value, int fallback) {
+        try {
+            return value == null || value.isBlank() ? fallback : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
     }
 
     private SimResponse get(Context ctx) {

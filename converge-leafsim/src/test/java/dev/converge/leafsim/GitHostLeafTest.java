@@ -103,6 +103,8 @@ class GitHostLeafTest {
             SimClient.json(git.get("/orgs/paged/repos?per_page=2&page=" + page)).forEach(r -> names.add(r.get("name").asText()));
         }
         assertThat(names).containsExactly("r0", "r1", "r2", "r3", "r4");
-        assertThat(git.get("/orgs/paged/repos?per_page=2&page=3").headers().firstValue("Link")).isEmpty();
+        assertThat(git.get("/orgs/paged/repos?per_page=2&page=3").headers().firstValue("Link"))
+                .as("the last page links back, never forward").hasValueSatisfying(link -> assertThat(link)
+                        .contains("rel=\"prev\"").doesNotContain("rel=\"next\""));
     }
 }

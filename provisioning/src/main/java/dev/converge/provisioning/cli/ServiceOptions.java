@@ -23,8 +23,21 @@ public final class ServiceOptions {
     public DatabaseOptions database = new DatabaseOptions();
 
     @Option(names = "--leafsim-url", defaultValue = "http://127.0.0.1:8089",
-            description = "Base URL of the leaf services (each leaf under its own path). Default: ${DEFAULT-VALUE}")
+            description = "Base URL of the simulated leaf services (converge leafsim): the shortcut that points every "
+                    + "leaf not given its own URL at <url>/<leaf>. Default: ${DEFAULT-VALUE}")
     String leafUrl;
+
+    @Option(names = "--githost-url", description = "Base URL of the git host's REST API (e.g. https://api.github.com); "
+            + "token from CONVERGE_GITHOST_TOKEN. Default: <leafsim-url>/githost")
+    String githostUrl;
+
+    @Option(names = "--hosting-url", description = "Base URL of the hosting API (e.g. https://forge.laravel.com/api/v1); "
+            + "token from CONVERGE_HOSTING_TOKEN. Default: <leafsim-url>/hosting")
+    String hostingUrl;
+
+    @Option(names = "--license-url", description = "Base URL of the license API; token from CONVERGE_LICENSE_TOKEN. "
+            + "Default: <leafsim-url>/license")
+    String licenseUrl;
 
     @Option(names = "--base-domain", defaultValue = "sites.example", description = "Domain sites live under.")
     String baseDomain;
@@ -109,8 +122,22 @@ public final class ServiceOptions {
 
     private HttpLeafConfig http(String leaf) {
         String token = env("CONVERGE_" + leaf.toUpperCase() + "_TOKEN", "dev-" + leaf + "-token");
+        return HttpLeafConfig.of(leafUrl(leaf), ApiToken.of(token)).withTimeouts(Duration.ofSeconds(2), leafTimeout);
+    }
+
+    /** The leaf's own URL if given, else its path under {@code --leafsim-url}. */
+    String leafUrl(String leaf) {
+        String own = switch (leaf) {
+            case "githost" -> githostUrl;
+            case "hosting" -> hostingUrl;
+            case "license" -> licenseUrl;
+            default -> throw new IllegalArgumentException("no such leaf: " + leaf);
+        };
+        if (own != null && !own.isBlank()) {
+            return own;
+        }
         String base = leafUrl.endsWith("/") ? leafUrl.substring(0, leafUrl.length() - 1) : leafUrl;
-        return HttpLeafConfig.of(base + "/" + leaf, ApiToken.of(token)).withTimeouts(Duration.ofSeconds(2), leafTimeout);
+        return base + "/" + leaf;
     }
 
     static String env(String name, String fallback) {

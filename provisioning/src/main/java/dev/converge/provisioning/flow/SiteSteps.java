@@ -1,5 +1,7 @@
 package dev.converge.provisioning.flow;
 
+import static dev.converge.provisioning.leaf.LeafThrottled.releasingWhenThrottled;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.Converge;
 import dev.converge.flow.FlowState;
@@ -74,12 +76,12 @@ public final class SiteSteps {
             b.handle(jobs.createResource, bad::createResource).handle(jobs.welcome, bad::welcome)
                     .handle(jobs.confirm, bad::confirm);
         } else {
-            b.handle(jobs.createResource, this::createResource).handle(jobs.welcome, this::welcome)
+            b.handle(jobs.createResource, releasingWhenThrottled(this::createResource)).handle(jobs.welcome, this::welcome)
                     .handle(jobs.confirm, this::confirm);
         }
-        return b.handle(jobs.deploy, this::deploy)
+        return b.handle(jobs.deploy, releasingWhenThrottled(this::deploy))
                 .handle(jobs.reportFailure, this::reportFailure)
-                .handle(jobs.teardown, this::teardown)
+                .handle(jobs.teardown, releasingWhenThrottled(this::teardown))
                 .handle(jobs.reportTeardownFailure, this::reportTeardownFailure);
     }
 

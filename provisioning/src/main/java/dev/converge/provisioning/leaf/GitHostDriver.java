@@ -17,13 +17,17 @@ public final class GitHostDriver implements LeafDriver {
     public static final String LEAF = "githost";
     private static final int PAGE_SIZE = 100;
     private static final int MAX_PAGES = 1_000;
+    /** The REST API version this driver is written against (GitHub's {@code X-GitHub-Api-Version}). */
+    public static final String API_VERSION = "2022-11-28";
+    static final Map<String, String> HEADERS = Map.of("Accept", "application/vnd.github+json",
+            "X-GitHub-Api-Version", API_VERSION);
 
     private final GitHostConfig config;
     private final LeafHttp http;
 
     public GitHostDriver(GitHostConfig config) {
         this.config = config;
-        this.http = new LeafHttp(LEAF, config.http());
+        this.http = new LeafHttp(LEAF, config.http(), HEADERS);
     }
 
     @Override
@@ -78,29 +82,31 @@ public final class GitHostDriver implements LeafDriver {
         }
     }
 
+    /** Every repository of the org, page by page as the {@code Link: <...>; rel="next"} header leads. */
     @Override
     public List<LeafResource> list() {
         List<LeafResource> all = new ArrayList<>();
+        LeafReply reply = http.get("/orgs/" + config.org() + "/repos?per_page=" + PAGE_SIZE, LeafHttp.Effect.READS);
         for (int page = 1; page <= MAX_PAGES; page++) {
-            LeafReply reply = http.get("/orgs/" + config.org() + "/repos?per_page=" + PAGE_SIZE + "&page=" + page,
-                    LeafHttp.Effect.READS);
             if (!reply.isSuccess()) {
                 throw reply.readFailure();
             }
+            LeafReply answered = reply;
             JsonNode repos = reply.json().filter(JsonNode::isArray)
-                    .orElseThrow(() -> reply.malformedRead("expected a list of repositories"));
+                    .orElseThrow(() -> answered.malformedRead("expected a list of repositories"));
             for (JsonNode node : repos) {
-                LeafResource repo = repository(node).orElseThrow(() -> reply.malformedRead("a repository without id or "
-                        + "name"));
+                LeafResource repo = repository(node).orElseThrow(() -> answered.malformedRead("a repository without id "
+                        + "or name"));
                 if (!isOurs(repo, repo.naturalKey())) {
                     throw reply.malformedRead("a repository outside " + config.org() + " in its listing");
                 }
                 all.add(repo);
             }
-            if (repos.size() < PAGE_SIZE || reply.headers().firstValue("Link").filter(l -> l.contains("rel=\"next\""))
-                    .isEmpty()) {
+            Optional<String> next = LinkHeader.target(reply.headers(), "next");
+            if (next.isEmpty()) {
                 return all;
             }
+            reply = http.follow(next.get());
         }
         throw new IllegalStateException("more than " + MAX_PAGES + " pages of repositories in " + config.org());
     }

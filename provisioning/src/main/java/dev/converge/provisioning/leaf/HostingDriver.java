@@ -3,6 +3,8 @@ package dev.converge.provisioning.leaf;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.LeafResource;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +22,10 @@ public final class HostingDriver implements LeafDriver {
     public static final String LEAF = "hosting";
     private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
     private static final Pattern SITE_ID = Pattern.compile("[0-9]{1,18}");
+    static final String PAGE_SIZE_PARAM = "page%5Bsize%5D";
+    static final String PAGE_CURSOR_PARAM = "page%5Bcursor%5D";
+    private static final int PAGE_SIZE = 100;
+    private static final int MAX_PAGES = 1_000;
 
     private final HostingConfig config;
     private final LeafHttp http;
@@ -65,19 +71,41 @@ public final class HostingDriver implements LeafDriver {
         }
     }
 
+    /**
+     * Every site on the server. Follows Forge's cursor pagination: while a page's
+     * {@code meta.next_cursor} is set, asks for {@code page[cursor]=} that cursor. Sites are read
+     * from {@code sites} (Forge's v1 body) or {@code data} (its current JSON:API body).
+     */
     @Override
     public List<LeafResource> list() {
-        LeafReply reply = http.get(sitesPath(), LeafHttp.Effect.READS);
-        if (!reply.isSuccess()) {
-            throw reply.readFailure();
-        }
-        JsonNode sites = reply.json().map(node -> node.get("sites")).filter(node -> node != null && node.isArray())
-                .orElseThrow(() -> reply.malformedRead("expected {sites: [...]}"));
         List<LeafResource> all = new ArrayList<>();
-        for (JsonNode node : sites) {
-            all.add(site(node).orElseThrow(() -> reply.malformedRead("a site without id or name")));
+        String cursor = null;
+        for (int page = 1; page <= MAX_PAGES; page++) {
+            String query = "?" + PAGE_SIZE_PARAM + "=" + PAGE_SIZE
+                    + (cursor == null ? "" : "&" + PAGE_CURSOR_PARAM + "=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+            LeafReply reply = http.get(sitesPath() + query, LeafHttp.Effect.READS);
+            if (!reply.isSuccess()) {
+                throw reply.readFailure();
+            }
+            JsonNode body = reply.json().filter(JsonNode::isObject)
+                    .orElseThrow(() -> reply.malformedRead("expected {sites: [...]} or {data: [...]}"));
+            JsonNode sites = body.has("sites") ? body.get("sites") : body.get("data");
+            if (sites == null || !sites.isArray()) {
+                throw reply.malformedRead("expected {sites: [...]} or {data: [...]}");
+            }
+            for (JsonNode node : sites) {
+                all.add(site(node).orElseThrow(() -> reply.malformedRead("a site without id or name")));
+            }
+            JsonNode next = body.path("meta").path("next_cursor");
+            if (!next.isTextual() || next.asText().isBlank()) {
+                return all;
+            }
+            if (next.asText().equals(cursor)) {
+                throw reply.malformedRead("the next cursor repeats the current one");
+            }
+            cursor = next.asText();
         }
-        return all;
+        throw new IllegalStateException("more than " + MAX_PAGES + " pages of sites on server " + config.serverId());
     }
 
     /**
@@ -95,19 +123,27 @@ public final class HostingDriver implements LeafDriver {
         throw reply.changeFailure(siteId, false);
     }
 
+    /** A site in Forge's v1 shape ({@code {id: 2, name, ...}}) or its JSON:API shape ({@code {id: "2", attributes: {name, ...}}}). */
     private Optional<LeafResource> site(JsonNode node) {
+        if (node == null || !node.isObject()) {
+            return Optional.empty();
+        }
+        JsonNode fields = node.has("attributes") ? node.get("attributes") : node;
         Optional<String> id = JsonFields.id(node, "id");
-        Optional<String> domain = JsonFields.text(node, "name");
+        if (id.isEmpty() && node.path("id").isTextual() && SITE_ID.matcher(node.path("id").asText()).matches()) {
+            id = Optional.of(node.path("id").asText());
+        }
+        Optional<String> domain = JsonFields.text(fields, "name");
         if (id.isEmpty() || domain.isEmpty()) {
             return Optional.empty();
         }
-        JsonNode tags = node.get("tags");
+        JsonNode tags = fields.get("tags");
         String tag = tags != null && tags.isArray() && !tags.isEmpty() && tags.get(0).isTextual()
                 ? tags.get(0).asText() : null;
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("server_id", config.serverId());
-        JsonFields.text(node, "status").ifPresent(status -> data.put("status", status));
-        JsonFields.text(node, "directory").ifPresent(dir -> data.put("directory", dir));
+        JsonFields.text(fields, "status").ifPresent(status -> data.put("status", status));
+        JsonFields.text(fields, "directory").ifPresent(dir -> data.put("directory", dir));
         return Optional.of(new LeafResource(id.get(), domain.get(), tag, data));
     }
 

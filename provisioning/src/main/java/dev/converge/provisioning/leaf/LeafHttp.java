@@ -36,11 +36,21 @@ final class LeafHttp {
     private final String leaf;
     private final HttpLeafConfig config;
     private final HttpClient client;
+    private final Map<String, String> defaultHeaders;
 
     LeafHttp(String leaf, HttpLeafConfig config) {
+        this(leaf, config, Map.of());
+    }
+
+    /**
+     * @param defaultHeaders what the leaf's real API asks every request to carry (e.g. the git
+     *                       host's media type and API version); they replace the generic ones
+     */
+    LeafHttp(String leaf, HttpLeafConfig config, Map<String, String> defaultHeaders) {
         refuseJdkHeaderLogging(System.getProperty("jdk.httpclient.HttpClient.log"));
         this.leaf = leaf;
         this.config = config;
+        this.defaultHeaders = Map.copyOf(defaultHeaders);
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(config.connectTimeout()).followRedirects(HttpClient.Redirect.NEVER).build();
     }
@@ -70,6 +80,37 @@ final class LeafHttp {
         return send("GET", path, null, Map.of(), effect);
     }
 
+    /**
+     * Follows a next-page link the leaf gave (absolute, or relative to the leaf's host). The link is
+     * followed only if it stays under the configured base URL: the bearer token goes with it, so a
+     * link elsewhere is refused, never followed.
+     */
+    LeafReply follow(String link) {
+        URI base = config.baseUrl();
+        URI target;
+        try {
+            // providers write JSON:API page parameters unencoded (page[cursor]=...), which java.net.URI refuses
+            target = base.resolve(link.trim().replace("[", "%5B").replace("]", "%5D").replace(" ", "%20"));
+        } catch (IllegalArgumentException e) {
+            throw new LeafRejected(leaf, "GET: the next-page link is not a URL", 0, false);
+        }
+        String basePath = base.getRawPath() == null ? "" : base.getRawPath();
+        String targetPath = target.getRawPath() == null ? "" : target.getRawPath();
+        boolean sameOrigin = base.getScheme().equalsIgnoreCase(String.valueOf(target.getScheme()))
+                && base.getHost().equalsIgnoreCase(String.valueOf(target.getHost())) && port(base) == port(target);
+        if (!sameOrigin || target.getRawUserInfo() != null || !(targetPath.equals(basePath)
+                || targetPath.startsWith(basePath + "/"))) {
+            throw new LeafRejected(leaf, "GET: the next-page link leaves " + base + "; not followed", 0, false);
+        }
+        String relative = targetPath.substring(basePath.length())
+                + (target.getRawQuery() == null ? "" : "?" + target.getRawQuery());
+        return get(relative, Effect.READS);
+    }
+
+    private static int port(URI uri) {
+        return uri.getPort() != -1 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+    }
+
     LeafReply delete(String path) {
         return send("DELETE", path, null, Map.of(), Effect.READS);
     }
@@ -83,7 +124,8 @@ final class LeafHttp {
                 .timeout(config.requestTimeout())
                 .header("Authorization", "Bearer " + config.token().reveal())
                 .header("Accept", "application/json");
-        headers.forEach(request::header);
+        defaultHeaders.forEach(request::setHeader);
+        headers.forEach(request::setHeader);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {

@@ -9,6 +9,10 @@ import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.ResourceExists;
 import java.net.http.HttpHeaders;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 /**
@@ -35,12 +39,58 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
         }
     }
 
-    /** Retry-After in seconds (the HTTP-date form is not used by our leaves and is ignored). */
+    static final Duration DEFAULT_THROTTLE = Duration.ofSeconds(60);
+    static final Duration MAX_THROTTLE = Duration.ofMinutes(15);
+
+    /** Retry-After as delay-seconds or an HTTP-date (RFC 9110), never negative. */
     Optional<Duration> retryAfter() {
-        return headers.firstValue("Retry-After").flatMap(value -> {
+        return retryAfter(Instant.now());
+    }
+
+    Optional<Duration> retryAfter(Instant now) {
+        return headers.firstValue("Retry-After").map(String::trim).flatMap(value -> {
             try {
-                return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(value.trim()))));
+                return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(value))));
             } catch (NumberFormatException e) {
+                try {
+                    Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                    return Optional.of(at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO);
+                } catch (DateTimeParseException notADate) {
+                    return Optional.empty();
+                }
+            }
+        });
+    }
+
+    /**
+     * Whether the leaf refused because of its rate limit, and for how long: a 429 (every leaf), or a
+     * 403 that carries {@code Retry-After}, {@code X-RateLimit-Remaining: 0} or a message about a
+     * rate limit (GitHub's primary and secondary limits). The wait is {@code Retry-After}, else
+     * {@code X-RateLimit-Reset} (epoch seconds, or seconds from now where the value is too small to
+     * be a date) minus now, else a minute; at least a second and at most {@link #MAX_THROTTLE}.
+     */
+    Optional<Duration> throttledFor(Instant now) {
+        boolean exhausted = headers.firstValue("X-RateLimit-Remaining").map(String::trim).filter("0"::equals).isPresent();
+        Optional<Duration> retryAfter = retryAfter(now);
+        boolean saysRateLimit = status == 403 && json().map(node -> node.path("message").asText(""))
+                .filter(m -> m.toLowerCase(java.util.Locale.ROOT).contains("rate limit")).isPresent();
+        if (status != 429 && !(status == 403 && (exhausted || retryAfter.isPresent() || saysRateLimit))) {
+            return Optional.empty();
+        }
+        Duration wait = retryAfter.or(() -> exhausted ? resetIn(now) : Optional.empty()).orElse(DEFAULT_THROTTLE);
+        if (wait.compareTo(Duration.ofSeconds(1)) < 0) {
+            wait = Duration.ofSeconds(1);
+        }
+        return Optional.of(wait.compareTo(MAX_THROTTLE) > 0 ? MAX_THROTTLE : wait);
+    }
+
+    private Optional<Duration> resetIn(Instant now) {
+        return headers.firstValue("X-RateLimit-Reset").map(String::trim).flatMap(value -> {
+            try {
+                long reset = Long.parseLong(value);
+                Instant at = reset < 1_000_000_000L ? now.plusSeconds(Math.max(0, reset)) : Instant.ofEpochSecond(reset);
+                return Optional.of(at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO);
+            } catch (NumberFormatException | java.time.DateTimeException e) {
                 return Optional.empty();
             }
         });
@@ -54,8 +104,9 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
         if (saysExists) {
             return new ResourceExists(leaf, naturalKey, call + " -> " + status + ": '" + naturalKey + "' already exists");
         }
-        if (status == 429) {
-            return throttled();
+        Optional<Duration> throttled = throttledFor(Instant.now());
+        if (throttled.isPresent()) {
+            return throttled(throttled.get());
         }
         if (status == 408 || status == 409) {
             return new LeafRejected(leaf, call + " -> " + status, status, true, retryAfter().orElse(null), null);
@@ -68,8 +119,9 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
 
     /** A read or delete that did not succeed: permanent only where retrying cannot help. */
     LeafRejected readFailure() {
-        if (status == 429) {
-            return throttled();
+        Optional<Duration> throttled = throttledFor(Instant.now());
+        if (throttled.isPresent()) {
+            return throttled(throttled.get());
         }
         boolean permanent = status == 400 || status == 401 || status == 403 || status == 405 || status == 422;
         return new LeafRejected(leaf, call + " -> " + status + detail(), status, !permanent, retryAfter().orElse(null),
@@ -88,8 +140,8 @@ record LeafReply(String leaf, String call, int status, HttpHeaders headers, Stri
                 status, true);
     }
 
-    private LeafRejected throttled() {
-        return new LeafRejected(leaf, call + " -> 429 throttled", 429, true, retryAfter().orElse(null), null);
+    private LeafThrottled throttled(Duration wait) {
+        return new LeafThrottled(leaf, call + " -> " + status + " rate limited", status, wait);
     }
 
     /** The leaf's own message, if it gave a short one (never echoes request headers). */

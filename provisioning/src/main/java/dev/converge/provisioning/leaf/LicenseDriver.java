@@ -22,6 +22,7 @@ public final class LicenseDriver implements LeafDriver {
     public static final String LEAF = "license";
     private static final Pattern DOMAIN = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.:-]{0,251}[A-Za-z0-9])?");
     private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+    private static final int MAX_PAGES = 1_000;
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7e]{1,255}");
 
     private final LeafHttp http;
@@ -85,18 +86,31 @@ public final class LicenseDriver implements LeafDriver {
         return read("/sites");
     }
 
+    /** Every license a listing holds, following {@code links.next} (Keygen's pagination) while it is set. */
     private List<LeafResource> read(String path) {
-        LeafReply reply = http.get(path, LeafHttp.Effect.READS);
-        if (!reply.isSuccess()) {
-            throw reply.readFailure();
-        }
-        JsonNode data = reply.json().map(node -> node.get("data")).filter(node -> node != null && node.isArray())
-                .orElseThrow(() -> reply.malformedRead("expected {data: [...]}"));
         List<LeafResource> licenses = new ArrayList<>();
-        for (JsonNode node : data) {
-            licenses.add(license(node).orElseThrow(() -> reply.malformedRead("a license without key or domain")));
+        LeafReply reply = http.get(path, LeafHttp.Effect.READS);
+        for (int page = 1; page <= MAX_PAGES; page++) {
+            if (!reply.isSuccess()) {
+                throw reply.readFailure();
+            }
+            LeafReply answered = reply;
+            JsonNode body = reply.json().filter(JsonNode::isObject)
+                    .orElseThrow(() -> answered.malformedRead("expected {data: [...]}"));
+            JsonNode data = body.get("data");
+            if (data == null || !data.isArray()) {
+                throw reply.malformedRead("expected {data: [...]}");
+            }
+            for (JsonNode node : data) {
+                licenses.add(license(node).orElseThrow(() -> answered.malformedRead("a license without key or domain")));
+            }
+            JsonNode next = body.path("links").path("next");
+            if (!next.isTextual() || next.asText().isBlank()) {
+                return licenses;
+            }
+            reply = http.follow(next.asText());
         }
-        return licenses;
+        throw new IllegalStateException("more than " + MAX_PAGES + " pages of licenses");
     }
 
     private static Optional<LeafResource> license(JsonNode node) {

@@ -1,0 +1,222 @@
+package dev.converge.provisioning.leaf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.ResourceExists;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drivers against answers written from the providers' own documentation (samples/), served
+ * over real HTTP on loopback: what each driver sends, how it pages, and how it reads a rate limit.
+ */
+class ProviderContractTest {
+    static final String TOKEN = "ghp_CONTRACT_SECRET_0042";
+    SampleServer server;
+
+    @BeforeEach
+    void start() {
+        server = new SampleServer();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private HttpLeafConfig http() {
+        return HttpLeafConfig.of(server.url(), ApiToken.of(TOKEN));
+    }
+
+    private GitHostDriver gitHost() {
+        return new GitHostDriver(new GitHostConfig(http(), "octocat", false));
+    }
+
+    private HostingDriver forge() {
+        return new HostingDriver(HostingConfig.of(http(), "1"));
+    }
+
+    private LicenseDriver license() {
+        return new LicenseDriver(new LicenseConfig(http()));
+    }
+
+    // --- git host (GitHub REST API 2022-11-28) ---
+
+    @Test
+    void gitHostSendsGitHubsMediaTypeApiVersionAndBearerTokenAndReadsTheDocumentedRepository() {
+        server.route("POST", "/orgs/octocat/repos", "github/create-org-repo-201.json");
+
+        LeafResource repo = gitHost().create("Hello-World", "This your first repo!", null);
+
+        assertThat(repo.leafId()).isEqualTo("octocat/Hello-World");
+        assertThat(repo.naturalKey()).isEqualTo("Hello-World");
+        assertThat(repo.tag()).isEqualTo("This your first repo!");
+        assertThat(repo.data()).containsEntry("id", 1296269L);
+        SampleServer.Recorded sent = server.requests.get(0);
+        assertThat(sent.headers().get("Accept")).containsExactly("application/vnd.github+json");
+        assertThat(sent.headers().get("X-GitHub-Api-Version")).containsExactly("2022-11-28");
+        assertThat(sent.headers().get("Authorization")).containsExactly("Bearer " + TOKEN);
+        assertThat(sent.body()).contains("\"name\":\"Hello-World\"");
+    }
+
+    @Test
+    void gitHostReadsTheDocumentedNameTakenAnswerAsResourceExists() {
+        server.route("POST", "/orgs/octocat/repos", "github/create-org-repo-422-exists.json");
+
+        assertThatThrownBy(() -> gitHost().create("Hello-World", "t", null)).isInstanceOf(ResourceExists.class);
+    }
+
+    @Test
+    void gitHostLooksARepositoryUpByItsDocumentedPath() {
+        server.route("GET", "/repos/octocat/Hello-World", "github/get-repo-200.json");
+
+        assertThat(gitHost().find("Hello-World")).hasValueSatisfying(r -> assertThat(r.leafId())
+                .isEqualTo("octocat/Hello-World"));
+        assertThat(gitHost().find("Missing")).isEmpty();
+        assertThat(server.requests).allSatisfy(r -> assertThat(r.headers().get("X-GitHub-Api-Version"))
+                .containsExactly(GitHostDriver.API_VERSION));
+    }
+
+    @Test
+    void gitHostListFollowsTheLinkHeaderUntilThereIsNoNextPage() {
+        server.route("GET", "/orgs/octocat/repos?per_page=100", "github/list-org-repos-page1.json")
+                .route("GET", "/orgs/octocat/repos?per_page=100&page=2", "github/list-org-repos-page2.json");
+
+        List<LeafResource> repos = gitHost().list();
+
+        assertThat(repos).extracting(LeafResource::naturalKey).containsExactly("Hello-World", "Spoon-Knife");
+        assertThat(server.requests).extracting(SampleServer.Recorded::pathAndQuery)
+                .containsExactly("/orgs/octocat/repos?per_page=100", "/orgs/octocat/repos?per_page=100&page=2");
+        assertThat(server.requests.get(1).headers().get("Authorization")).containsExactly("Bearer " + TOKEN);
+    }
+
+    @Test
+    void aNextLinkToAnotherOriginIsNotFollowedSoTheTokenStaysHome() {
+        try (SampleServer elsewhere = new SampleServer()) {
+            elsewhere.route("GET", "/orgs/octocat/repos?per_page=100&page=2", "github/list-org-repos-page2.json");
+            server.origin = elsewhere.url();
+            server.route("GET", "/orgs/octocat/repos?per_page=100", "github/list-org-repos-page1.json");
+
+            assertThatThrownBy(() -> gitHost().list()).isInstanceOfSatisfying(LeafRejected.class, r -> {
+                assertThat(r.isTransient()).isFalse();
+                assertThat(r.getMessage()).contains("next-page link").doesNotContain(TOKEN);
+            });
+            assertThat(elsewhere.requests).isEmpty();
+        }
+    }
+
+    @Test
+    void gitHostsPrimaryRateLimitIsThrottledUntilItsResetNotAFailure() {
+        server.resetEpochSecond = Instant.now().getEpochSecond() + 30;
+        server.route("POST", "/orgs/octocat/repos", "github/primary-rate-limit-403.json");
+
+        assertThatThrownBy(() -> gitHost().create("Hello-World", "t", null))
+                .isInstanceOfSatisfying(LeafThrottled.class, t -> {
+                    assertThat(t.isTransient()).isTrue();
+                    assertThat(t.status()).isEqualTo(403);
+                    assertThat(t.delay()).isBetween(Duration.ofSeconds(25), Duration.ofSeconds(31));
+                    assertThat(t.getMessage()).doesNotContain(TOKEN);
+                });
+    }
+
+    @Test
+    void gitHostsSecondaryRateLimitWaitsItsRetryAfter() {
+        server.route("GET", "/orgs/octocat/repos?per_page=100", "github/secondary-rate-limit-429.json");
+
+        assertThatThrownBy(() -> gitHost().list()).isInstanceOfSatisfying(LeafThrottled.class,
+                t -> assertThat(t.delay()).isEqualTo(Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void aValidationAnswerToAReadIsPermanentNotARateLimit() {
+        server.route("GET", "/repos/octocat/Hello-World", "github/create-org-repo-422-exists.json");
+        // 422 on a read: permanent, and not mistaken for a rate limit
+        assertThatThrownBy(() -> gitHost().find("Hello-World")).isInstanceOfSatisfying(LeafRejected.class, r -> {
+            assertThat(r).isNotInstanceOf(LeafThrottled.class);
+            assertThat(r.isTransient()).isFalse();
+        });
+    }
+
+    // --- hosting (Laravel Forge) ---
+
+    @Test
+    void forgeCreateReadsTheDocumentedSiteAndSendsJsonWithTheBearerToken() {
+        server.route("POST", "/servers/1/sites", "forge/create-site-200.json");
+
+        LeafResource site = forge().create("site.com", "converge:site-2", null);
+
+        assertThat(site.leafId()).isEqualTo("2");
+        assertThat(site.tag()).isEqualTo("converge:site-2");
+        SampleServer.Recorded sent = server.requests.get(0);
+        assertThat(sent.headers().get("Accept")).containsExactly("application/json");
+        assertThat(sent.headers().get("Content-Type")).containsExactly("application/json");
+        assertThat(sent.headers().get("Authorization")).containsExactly("Bearer " + TOKEN);
+        assertThat(sent.body()).contains("\"domain\":\"site.com\"", "\"tags\":[\"converge:site-2\"]");
+    }
+
+    @Test
+    void forgeReadsTheDocumentedDomainTakenAnswerAsResourceExists() {
+        server.route("POST", "/servers/1/sites", "forge/create-site-422-taken.json");
+
+        assertThatThrownBy(() -> forge().create("site.com", "t", null)).isInstanceOf(ResourceExists.class);
+    }
+
+    @Test
+    void forgeListFollowsTheCursorUntilNextCursorIsNull() {
+        server.route("GET", "/servers/1/sites?page%5Bsize%5D=100", "forge/list-sites-page1.json")
+                .route("GET", "/servers/1/sites?page%5Bsize%5D=100&page%5Bcursor%5D="
+                        + "eyJzaXRlcy5pZCI6MiwiX3BvaW50c1RvTmV4dEl0ZW1zIjp0cnVlfQ", "forge/list-sites-page2.json");
+
+        List<LeafResource> sites = forge().list();
+
+        assertThat(sites).extracting(LeafResource::naturalKey).containsExactly("site.com", "second.com");
+        assertThat(sites).extracting(LeafResource::leafId).containsExactly("2", "3");
+        assertThat(server.requests).hasSize(2);
+        assertThat(forge().find("second.com")).isPresent();
+    }
+
+    @Test
+    void forgesTooManyRequestsIsThrottledForItsRetryAfter() {
+        server.route("POST", "/servers/1/sites", "forge/too-many-requests-429.json");
+
+        assertThatThrownBy(() -> forge().create("site.com", "t", null)).isInstanceOfSatisfying(LeafThrottled.class,
+                t -> assertThat(t.delay()).isEqualTo(Duration.ofSeconds(42)));
+    }
+
+    // --- license ---
+
+    @Test
+    void licenseCreateReadsDataKeyAndSendsTheIdempotencyKey() {
+        server.route("POST", "/sites", "license/create-license-201.json");
+
+        LeafResource created = license().create("site7.sites.example", "converge:site-7", "cv-ledger-7");
+
+        assertThat(created.leafId()).isEqualTo("C1B6DE-39A6E3-DE1A90-DE2B54-3E3DE8-V3");
+        assertThat(server.requests.get(0).headers().get("Idempotency-Key")).containsExactly("cv-ledger-7");
+        assertThat(server.requests.get(0).headers().get("Authorization")).containsExactly("Bearer " + TOKEN);
+    }
+
+    @Test
+    void licenseListFollowsLinksNextToTheLastPage() {
+        server.route("GET", "/sites", "license/list-licenses-page1.json")
+                .route("GET", "/sites?page%5Bnumber%5D=2&page%5Bsize%5D=100", "license/list-licenses-page2.json");
+
+        assertThat(license().list()).extracting(LeafResource::naturalKey)
+                .containsExactly("site7.sites.example", "site8.sites.example");
+    }
+
+    @Test
+    void licenseTooManyRequestsIsThrottledForItsRetryAfter() {
+        server.route("POST", "/sites", "license/too-many-requests-429.json");
+
+        assertThatThrownBy(() -> license().create("site7.sites.example", "converge:site-7", "k"))
+                .isInstanceOfSatisfying(LeafThrottled.class, t -> assertThat(t.delay()).isEqualTo(Duration.ofSeconds(17)));
+    }
+}
