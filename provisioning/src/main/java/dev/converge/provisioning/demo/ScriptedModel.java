@@ -40,6 +40,7 @@ public final class ScriptedModel implements AutoCloseable {
     private volatile int holdAt = -1;
     private final CountDownLatch held = new CountDownLatch(1);
     private int next;
+    private int replies;
 
     private ScriptedModel(HttpServer server) {
         this.server = server;
@@ -95,9 +96,11 @@ public final class ScriptedModel implements AutoCloseable {
                 req = JSON.readTree(in);
             }
             int n;
+            int r;
             synchronized (this) {
                 requests.add(req);
                 n = next++;
+                r = n == holdAt ? -1 : replies++; // a held request uses no reply of the script
             }
             if (n == holdAt) {
                 held.countDown();
@@ -108,11 +111,11 @@ public final class ScriptedModel implements AutoCloseable {
                 }
                 return;
             }
-            if (n >= script.size()) {
-                send(ex, 500, "{\"error\":{\"message\":\"the script has no reply " + (n + 1) + "\",\"type\":\"server_error\"}}");
+            if (r >= script.size()) {
+                send(ex, 500, "{\"error\":{\"message\":\"the script has no reply " + (r + 1) + "\",\"type\":\"server_error\"}}");
                 return;
             }
-            ObjectNode message = script.get(n).apply(req);
+            ObjectNode message = script.get(r).apply(req);
             ObjectNode body = JSON.createObjectNode();
             body.put("id", "chatcmpl-scripted-" + (n + 1));
             body.put("object", "chat.completion");
