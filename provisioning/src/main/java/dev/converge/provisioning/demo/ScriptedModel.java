@@ -37,6 +37,7 @@ public final class ScriptedModel implements AutoCloseable {
     private final List<Reply> script = new CopyOnWriteArrayList<>();
     private final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     private final CountDownLatch released = new CountDownLatch(1);
+    private volatile Reply otherwise;
     private volatile int holdAt = -1;
     private final CountDownLatch held = new CountDownLatch(1);
     private int next;
@@ -71,6 +72,12 @@ public final class ScriptedModel implements AutoCloseable {
     /** Appends replies to the script. */
     public ScriptedModel then(Reply... replies) {
         script.addAll(List.of(replies));
+        return this;
+    }
+
+    /** The reply to every request once the script is used up. */
+    public ScriptedModel otherwise(Reply reply) {
+        this.otherwise = reply;
         return this;
     }
 
@@ -111,11 +118,12 @@ public final class ScriptedModel implements AutoCloseable {
                 }
                 return;
             }
-            if (r >= script.size()) {
+            Reply reply = r < script.size() ? script.get(r) : otherwise;
+            if (reply == null) {
                 send(ex, 500, "{\"error\":{\"message\":\"the script has no reply " + (r + 1) + "\",\"type\":\"server_error\"}}");
                 return;
             }
-            ObjectNode message = script.get(r).apply(req);
+            ObjectNode message = reply.apply(req);
             ObjectNode body = JSON.createObjectNode();
             body.put("id", "chatcmpl-scripted-" + (n + 1));
             body.put("object", "chat.completion");
