@@ -25,7 +25,7 @@ final class DemoConversation {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CREATE = Pattern.compile("lead (\\d+) at ([a-z0-9-]+)");
     private static final Pattern DELETE = Pattern.compile("delete site (\\d+)");
-    private static final int SENDS = 4;
+    private static final int SENDS = 8;
 
     /** What the demo reports of its conversation. */
     record Summary(
@@ -60,7 +60,7 @@ final class DemoConversation {
                             + result.path("expected_url").asText() + ". Its trial ends " + result.path("subscription_deadline")
                             .asText() + ": subscribe before then to keep it.");
                 }
-                if ("approval_required".equals(result.path("error").asText())) {
+                if (ScriptedModel.lastToolText(req).contains("A person must approve")) {
                     return ScriptedModel.answer("I cannot delete it myself: deleting a site needs a person's approval. "
                             + "Please ask a person who approves deletions for your organisation, then tell me the "
                             + "approval token.");
