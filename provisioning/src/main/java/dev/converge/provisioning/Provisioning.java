@@ -31,8 +31,11 @@ public final class Provisioning implements AutoCloseable {
     private final SiteResources resources;
     private final dev.converge.provisioning.flow.SiteJobs jobs;
     private final dev.converge.provisioning.limits.Limits limits;
+    private final dev.converge.provisioning.assistant.Conversations conversations;
+    private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
 
-    private Provisioning(Store store, ProvisioningConfig config, NodeOptions node) {
+    private Provisioning(Store store, ProvisioningConfig config, NodeOptions node,
+            dev.converge.provisioning.assistant.ModelSettings model) {
         this.store = store;
         this.config = config;
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -60,7 +63,15 @@ public final class Provisioning implements AutoCloseable {
             b.reaper(node.maintenanceEvery(), node.reapOlderThan());
         }
         b.crashPlan(node.crashPlan());
+        var turns = new dev.converge.provisioning.assistant.TurnJobs(model.turnTimeout());
+        if (node.concurrency() > 0) { // the assistant's turns: the handlers read the service once it is built
+            b.handle(turns.turn, (ref, ctx) -> assistant.run(ref, ctx)).handle(turns.turnFailed, (ref, ctx) -> assistant.failed(ref, ctx));
+        } else {
+            b.declare(turns.turn).declare(turns.turnFailed);
+        }
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
+        this.conversations = new dev.converge.provisioning.assistant.Conversations(store, engine, turns,
+                model.turnTimeout().plus(model.callTimeout()));
         if (config.mailLookup() != null) {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
             engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.WELCOME_POOL,
@@ -69,12 +80,19 @@ public final class Provisioning implements AutoCloseable {
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
                 receipts);
         ServiceMetrics.bind(meters, engine, store);
+        this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);
     }
 
     /** Migrates the service's schema (the engine's is migrated by the store) and starts the node. */
     public static Provisioning start(Store store, ProvisioningConfig config, NodeOptions node) {
+        return start(store, config, node, dev.converge.provisioning.assistant.ModelSettings.none());
+    }
+
+    /** As {@link #start(Store, ProvisioningConfig, NodeOptions)}, with the chat model the assistant's turns use. */
+    public static Provisioning start(Store store, ProvisioningConfig config, NodeOptions node,
+            dev.converge.provisioning.assistant.ModelSettings model) {
         migrate(store);
-        Provisioning p = new Provisioning(store, config, node);
+        Provisioning p = new Provisioning(store, config, node, model);
         p.engine.start();
         return p;
     }
@@ -130,6 +148,11 @@ public final class Provisioning implements AutoCloseable {
     /** Per-tenant quotas and write rate limits. */
     public dev.converge.provisioning.limits.Limits limits() {
         return limits;
+    }
+
+    /** The assistant's conversations (their turns run on the nodes that work the queue). */
+    public dev.converge.provisioning.assistant.Conversations conversations() {
+        return conversations;
     }
 
     @Override

@@ -22,6 +22,11 @@ public final class ProvisioningFixture implements AutoCloseable {
     }
 
     public ProvisioningFixture(Duration trialWindow) {
+        this(trialWindow, dev.converge.provisioning.assistant.ModelSettings.none());
+    }
+
+    /** With the chat model the assistant's turns use. */
+    public ProvisioningFixture(Duration trialWindow, dev.converge.provisioning.assistant.ModelSettings model) {
         this.leaves = EmbeddedLeaves.start(42);
         this.store = TestStores.h2(true, EngineClock.database());
         ProvisioningConfig config = leaves.config(trialWindow, Duration.ofMinutes(2), null, Duration.ofSeconds(2));
@@ -29,7 +34,7 @@ public final class ProvisioningFixture implements AutoCloseable {
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
                 .withTimings(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
-        this.service = Provisioning.start(store, config, node);
+        this.service = Provisioning.start(store, config, node, model);
     }
 
     public Provisioning service() {

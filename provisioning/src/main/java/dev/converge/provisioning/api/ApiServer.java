@@ -75,6 +75,7 @@ public final class ApiServer implements AutoCloseable {
             cfg.routes.beforeMatched("/v1/*", writes::rate);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
+            new ConversationRoutes(service.conversations(), parts).register(cfg.routes);
             orphans.register(cfg.routes);
             ops.register(cfg.routes);
             for (ApiExtension extension : mounted) {

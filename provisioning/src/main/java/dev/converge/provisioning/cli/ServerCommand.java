@@ -22,6 +22,9 @@ public final class ServerCommand implements Callable<Integer> {
     @Mixin
     NodeFlags node = new NodeFlags();
 
+    @Mixin
+    ModelFlags model = new ModelFlags();
+
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default ${DEFAULT-VALUE}).")
     int port;
 
@@ -40,8 +43,9 @@ public final class ServerCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
         ProvisioningConfig config = service.config(null); // a missing leaf token is refused before anything opens
+        var chat = model.settings();
         try (Store store = service.database.open();
-                Provisioning p = Provisioning.start(store, config, options);
+                Provisioning p = Provisioning.start(store, config, options, chat);
                 ApiServer api = ApiServer.start(p, apiOptions(), dev.converge.provisioning.StandardExtensions.all())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
             System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "

@@ -23,6 +23,9 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     NodeFlags node = new NodeFlags();
 
+    @Mixin
+    ModelFlags model = new ModelFlags();
+
     @Option(names = "--standby", hidden = true, description = "Chaos runs only: open the store, then wait for a line on "
             + "standard input before working (a warm spare restarts in a second, not a JVM start); exit if it closes first.")
     boolean standby;
@@ -32,11 +35,12 @@ public final class WorkerCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         NodeOptions options = node.options(node.concurrency()); // a bad flag is refused before anything opens
         var config = service.config(null); // so is a missing leaf token
+        var chat = model.settings();
         try (Store store = service.database.open()) {
             if (standby && !startSignal()) {
                 return 0;
             }
-            try (Provisioning p = Provisioning.start(store, config, options)) {
+            try (Provisioning p = Provisioning.start(store, config, options, chat)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
                 System.out.println("converge worker " + p.engine().nodeId() + " working on " + store);
                 stop.await();

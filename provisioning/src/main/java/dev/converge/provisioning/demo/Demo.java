@@ -44,13 +44,16 @@ public final class Demo {
         String dbPrefix = "cvdemo" + Long.toString(System.nanoTime() % 100000, 36) + "_";
         PostgresLeafConfig siteDb = s.siteDb() == null ? null : PostgresLeafConfig.of(s.siteDb(), "root", dbPrefix);
         try (EmbeddedLeaves leaves = EmbeddedLeaves.start(s.seed());
+                ScriptedModel model = ScriptedModel.start().otherwise(DemoConversation.model());
                 Store store = Store.open(StoreConfig.h2File(dir.resolve("converge").toString()).maxPoolSize(24).build())) {
             ProvisioningConfig config = leaves.config(Duration.ofDays(14), Duration.ofSeconds(40), siteDb, Duration.ofSeconds(1));
             SiteJobs jobs = new SiteJobs(RetryPolicy.attempts(12).backoff(Duration.ofMillis(100)).cappedAt(Duration.ofSeconds(2)),
                     Duration.ofSeconds(15));
             NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs).withCrashPlan(crashes)
                     .withTimings(Duration.ofMillis(1500), Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(5));
-            try (Provisioning service = Provisioning.start(store, config, node);
+            var chat = dev.converge.provisioning.assistant.ModelSettings.of(model.baseUrl(), "scripted-demo")
+                    .withKey(null).withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(30));
+            try (Provisioning service = Provisioning.start(store, config, node, chat);
                     ApiServer api = ApiServer.start(service, ApiOptions.defaults(), dev.converge.provisioning.StandardExtensions.all())) {
                 DemoFaults.install(leaves.leafSim().faults(), s.faultRate(), 2500);
                 var tenant = service.tenants().create("demo tenant");
@@ -59,7 +62,14 @@ public final class Demo {
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
                 DemoTraffic traffic = new DemoTraffic(client, s, progress, name -> someoneElseTakes(gitHost, name));
-                Set<Long> accepted = traffic.requestSites();
+                Set<Long> accepted = new java.util.HashSet<>(traffic.requestSites());
+                // one conversation with the assistant, its model scripted in-process; its site is checked like the rest
+                long lead = service.leads().create(tenant.tenant().id(), "Grace", "grace@example.com").id();
+                var conversation = new DemoConversation("http://127.0.0.1:" + api.port(), tenant.token())
+                        .run(lead, "assistant-" + Long.toString(s.seed(), 36).replace("-", "m"), progress);
+                if (conversation.siteId() > 0) {
+                    accepted.add(conversation.siteId());
+                }
                 waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
                 traffic.deleteSome(service, tenant.tenant().id());
                 waitUntil(service, progress, leaves, crashes, s.timeout(), SiteState.PROVISIONING, SiteState.DELETING);
@@ -69,7 +79,7 @@ public final class Demo {
                         .run(accepted);
                 DemoReport report = new DemoReport(s.seed(), s.sites(), (long) (progress.seconds() * 1000),
                         traffic.tally(), DemoFaults.hitsByType(leaves.leafSim().faults().hits()),
-                        crashes.crashesPerPoint(), check);
+                        crashes.crashesPerPoint(), check, conversation);
                 if (dbLeaf != null) {
                     dbLeaf.list().forEach(r -> dbLeaf.delete(r.leafId())); // leave the server as we found it
                 }

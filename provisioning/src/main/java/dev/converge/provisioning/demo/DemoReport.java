@@ -17,7 +17,8 @@ public record DemoReport(
         @JsonProperty("requests") Map<String, Long> requests,
         @JsonProperty("fault_hits") Map<String, Long> faultHits,
         @JsonProperty("crash_point_hits") Map<String, Integer> crashPointHits,
-        @JsonProperty("check") CheckReport check) {
+        @JsonProperty("check") CheckReport check,
+        @JsonProperty("conversation") DemoConversation.Summary conversation) {
 
     @JsonProperty("violations")
     public Map<String, Integer> violations() {
@@ -35,6 +36,11 @@ public record DemoReport(
         out.printf("  welcome emails  %d%n", check.welcomeEmails());
         out.printf("  leaf faults     %s%n", line(faultHits));
         out.printf("  crash points    %s%n", line(crashPointHits));
+        out.printf("  conversation    %d: turns %s; tools %s; answer quotes the receipt's deadline (%s): %s; "
+                + "delete refused without a person's approval: %s%n", conversation.conversationId(),
+                line(conversation.turns()), String.join(", ", conversation.toolCalls()), conversation.receiptDeadline(),
+                conversation.answerQuotesDeadline() ? "yes" : "NO", conversation.deleteRefused() ? "yes" : "NO");
+        conversation.answers().forEach(a -> out.printf("    assistant: %s%n", a));
         out.printf("  violations      %s%n", line(check.violations()));
         check.details().forEach((k, examples) -> examples.forEach(e -> out.printf("    %s: %s%n", k, e)));
         out.printf("  result          %s in %.1fs%n", check.clean() ? "CONVERGED" : "NOT CONVERGED", durationMs / 1000.0);

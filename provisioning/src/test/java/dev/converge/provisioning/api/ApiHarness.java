@@ -26,7 +26,11 @@ final class ApiHarness implements AutoCloseable {
     }
 
     ApiHarness(Duration trialWindow, ApiOptions options, List<ApiExtension> extensions) {
-        this.fixture = new ProvisioningFixture(trialWindow);
+        this(new ProvisioningFixture(trialWindow), options, extensions);
+    }
+
+    ApiHarness(ProvisioningFixture fixture, ApiOptions options, List<ApiExtension> extensions) {
+        this.fixture = fixture;
         try {
             this.server = ApiServer.start(fixture.service(), options, extensions);
         } catch (RuntimeException e) {

@@ -45,6 +45,9 @@ class ScopeTableTest {
         TABLE.put("POST /v1/sites/{id}/welcome-resends", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/sites/{id}/delete-approvals", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /mcp", EnumSet.of(Scope.AGENT));
+        TABLE.put("POST /v1/conversations", EnumSet.of(Scope.AGENT, Scope.SERVICE));
+        TABLE.put("GET /v1/conversations/{id}", READ);
+        TABLE.put("POST /v1/conversations/{id}/messages", EnumSet.of(Scope.AGENT, Scope.SERVICE));
         TABLE.put("DELETE /v1/sites/{id}", EnumSet.of(Scope.SERVICE));
     }
 
@@ -52,6 +55,7 @@ class ScopeTableTest {
     private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
     private static long leadId;
     private static long siteId;
+    private static long conversationId;
 
     @BeforeAll
     static void start() {
@@ -67,6 +71,7 @@ class ScopeTableTest {
                 ApiHarness.siteBody(leadId, ApiHarness.subdomain("scopes")));
         assertThat(site.status()).as(site.toString()).isEqualTo(202);
         siteId = site.json().get("site_id").asLong();
+        conversationId = api.service().conversations().start(tenant.tenant().id(), "hello").conversationId();
     }
 
     @AfterAll
@@ -153,6 +158,7 @@ class ScopeTableTest {
     private static ApiClient.Reply call(String route, String token) {
         String method = route.substring(0, route.indexOf(' '));
         String path = route.substring(route.indexOf(' ') + 1).replace("/v1/leads/{id}", "/v1/leads/" + leadId)
+                .replace("/v1/conversations/{id}", "/v1/conversations/" + conversationId)
                 .replace("{id}", Long.toString(siteId));
         HttpRequest.Builder b = api.client.request(path, token);
         return switch (route) {

@@ -42,5 +42,14 @@ class DemoCommandTest {
             crashes += n.asLong();
         }
         assertThat(crashes).as("crash points hit during the demo").isPositive();
+
+        // the scripted conversation: the site asked for, the answer quoting its receipt's deadline, the delete refused
+        JsonNode conversation = report.path("conversation");
+        assertThat(conversation.path("conversation_id").asLong()).isPositive();
+        assertThat(conversation.path("site_id").asLong()).isPositive();
+        assertThat(conversation.path("receipt_deadline").asText()).isNotBlank();
+        assertThat(conversation.path("answer_quotes_deadline").asBoolean()).as(conversation.toString()).isTrue();
+        assertThat(conversation.path("delete_refused_without_approval").asBoolean()).as(conversation.toString()).isTrue();
+        assertThat(conversation.path("turns").path("answered").asLong()).isEqualTo(2);
     }
 }
