@@ -1,6 +1,6 @@
 // The operators' dashboard: reads /v1/dashboard/* and /v1/orphans with the operator token, and
-// redraws the current view every few seconds. Everything is built with DOM calls and textContent,
-// never innerHTML: what the database holds (errors, keys) is shown as text, never run as markup.
+// redraws the current view every few seconds. Everything is built with DOM calls and textContent
+// (no HTML parsing of strings): what the database holds (errors, keys) is shown as text, never run as markup.
 'use strict';
 
 (function () {
