@@ -251,8 +251,8 @@
     const mine = ++generation;
     const view = current();
     for (const a of document.querySelectorAll('nav a')) {
-      a.toggleAttribute('aria-current', a.getAttribute('href') === '#' + view.name);
       if (a.getAttribute('href') === '#' + view.name) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
     }
     try {
       const nodes = await view.render();

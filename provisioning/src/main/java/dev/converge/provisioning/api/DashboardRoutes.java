@@ -35,7 +35,7 @@ public final class DashboardRoutes implements ApiExtension {
             PAGE + "/dashboard.js", "text/javascript; charset=utf-8",
             PAGE + "/dashboard.css", "text/css; charset=utf-8");
     /** Only our own assets and our own origin; no inline script, no framing. */
-    private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
+    private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
     @Override
