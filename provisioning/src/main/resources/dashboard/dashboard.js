@@ -98,9 +98,9 @@
     const queues = o.queues.map((q) => el('div', { class: 'card', 'data-queue': q.queue },
       el('h3', {}, 'Queue ' + q.queue),
       table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
-      el('p', { class: 'muted' }, 'Last hour: ' + q.succeededLastHour + ' succeeded, ' + q.failedLastHour + ' failed for good'),
-      chart(q.throughput, o.bucketMinutes)));
-    const n = o.thisNode;
+      el('p', { class: 'muted' }, 'Last hour: ' + q.succeeded_last_hour + ' succeeded, ' + q.failed_last_hour + ' failed for good'),
+      chart(q.throughput, o.bucket_minutes)));
+    const n = o.this_node;
     return [
       flows.items.length === 0 ? null : el('section', { id: 'attention', 'aria-labelledby': 'attention-h' },
         el('h2', { id: 'attention-h' }, flows.items.length + ' flow(s) need a person'),
@@ -113,15 +113,15 @@
         counts('Sites by state', o.sites, 'sites'),
         el('div', { class: 'card', 'data-testid': 'ledger' }, el('h3', {}, 'Ledger'),
           el('p', {}, el('a', { href: '#ledger' }, el('span', { 'data-count': 'uncertain' }, String(o.uncertain)), ' uncertain, ',
-            String(o.longClaimed), ' claimed over ' + o.longClaimedMinutes + ' min')),
+            String(o.long_claimed), ' claimed over ' + o.long_claimed_minutes + ' min')),
           table(['kind', 'states'], Object.entries(o.ledger).map(([k, m]) => [k,
             el('span', {}, Object.entries(m).map(([s, c]) => el('span', {}, state(s), ' ' + c + ' ')))]))),
         el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
-          table(['', ''], [['failed for good', n.failed], ['lease losses', n.leaseLost], ['rescued leases', n.rescued],
-            ['retried', n.retried]]))),
+          table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
+            ['retried', n.retried], ['died without an outcome', n.abandoned]]))),
       el('h2', {}, 'Queues'),
       el('div', { class: 'cards' }, queues.length ? queues : el('p', { class: 'muted' }, 'No jobs yet.')),
-      el('p', { class: 'muted', id: 'as-of' }, 'Counts as of ', time(o.asOf)),
+      el('p', { class: 'muted', id: 'as-of' }, 'Counts as of ', time(o.as_of)),
     ];
   }
 

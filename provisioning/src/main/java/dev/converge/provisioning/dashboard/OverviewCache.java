@@ -1,5 +1,7 @@
 package dev.converge.provisioning.dashboard;
 
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.converge.Converge;
 import dev.converge.queue.EngineStats;
 import dev.converge.store.Store;
@@ -30,15 +32,27 @@ public final class OverviewCache {
         this.maxAge = maxAge;
     }
 
-    /** What the overview shows. */
+    /** What the overview shows (snake_case on the wire, like the rest of the API). */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Overview(String asOf, List<QueueView> queues, Map<String, Long> flows, Map<String, Long> sites,
             Map<String, Map<String, Long>> ledger, long uncertain, long longClaimed, long longClaimedMinutes,
-            EngineStats thisNode, int bucketMinutes) {
+            Map<String, Long> thisNode, int bucketMinutes) {
     }
 
     /** One queue: jobs by state, and per bucket of the last hour [succeeded, failed]. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record QueueView(String queue, Map<String, Long> states, long succeededLastHour, long failedLastHour,
             long[][] throughput) {
+    }
+
+    private static Map<String, Long> node(EngineStats s) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("failed", s.failed());
+        m.put("lease_lost", s.leaseLost());
+        m.put("rescued", s.rescued());
+        m.put("retried", s.retried());
+        m.put("abandoned", s.abandoned());
+        return m;
     }
 
     public synchronized Overview get() {
@@ -72,7 +86,7 @@ public final class OverviewCache {
             long uncertain = ledger.values().stream().mapToLong(m -> m.getOrDefault("uncertain", 0L)).sum();
             return new Overview(now.toString(), queues, queries.byState(c, "cv_flow"), queries.byState(c, "pv_site"),
                     new LinkedHashMap<>(ledger), uncertain, queries.longClaimedCount(c, now),
-                    queries.longClaimed().toMinutes(), engine.stats(), (int) DashboardQueries.BUCKET.toMinutes());
+                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) DashboardQueries.BUCKET.toMinutes());
         });
     }
 }
