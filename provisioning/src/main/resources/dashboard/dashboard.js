@@ -8,6 +8,7 @@
   const POLL_MS = 2000;
   let timer = null;
   let generation = 0;
+  let shownView = null;
 
   const $ = (id) => document.getElementById(id);
 
@@ -54,6 +55,33 @@
       throw new Error(detail);
     }
     return r.json();
+  }
+
+  async function post(path, body) {
+    const r = await fetch(path, { method: 'POST', body: JSON.stringify(body), headers: {
+      Authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY), 'Content-Type': 'application/json', Accept: 'application/json' } });
+    let answer = {};
+    try { answer = await r.json(); } catch (e) { /* not JSON */ }
+    if (r.status === 401 || r.status === 403) throw new Refused(r.status, answer.detail || 'Refused.');
+    if (!r.ok) throw new Error(answer.detail || 'HTTP ' + r.status);
+    return answer;
+  }
+
+  // orphans deleted from this page, shown as such until the next scan no longer lists them
+  const deleted = new Set();
+
+  async function deleteOrphan(o) {
+    if (!window.confirm('Delete ' + o.kind + ' ' + o.natural_key + ' (leaf id ' + o.leaf_id + ', site ' + o.site_id
+        + ') at its leaf? No ledger entry owns it; this cannot be undone.')) return;
+    try {
+      await post('/v1/dashboard/orphans/delete', { kind: o.kind, leaf_id: o.leaf_id });
+      deleted.add(o.kind + ' ' + o.leaf_id);
+      $('notice').textContent = 'Deleted ' + o.kind + ' ' + o.natural_key + ' at the leaf.';
+    } catch (e) {
+      if (e instanceof Refused) { logout(e.message); return; }
+      $('notice').textContent = 'Not deleted: ' + e.message;
+    }
+    draw();
   }
 
   // ---- views -------------------------------------------------------------------------------
@@ -233,7 +261,9 @@
         l.orphans ?? '', l.other_count ?? ''])),
       el('h2', {}, 'Tagged with one of our sites'),
       r.items.length === 0 ? el('p', {}, 'None.') :
-        table(['leaf', 'leaf id', 'natural key', 'site'], r.items.map((o) => [o.kind, o.leaf_id, o.natural_key, String(o.site_id)])),
+        table(['leaf', 'leaf id', 'natural key', 'site', ''], r.items.map((o) => [o.kind, o.leaf_id, o.natural_key, String(o.site_id),
+          deleted.has(o.kind + ' ' + o.leaf_id) ? el('span', { class: 'state state-deleted' }, 'deleted') :
+            el('button', { type: 'button', class: 'danger', 'data-orphan': o.leaf_id, onclick: () => deleteOrphan(o) }, 'Delete at the leaf')])),
     ];
   }
 
@@ -250,6 +280,8 @@
   async function draw() {
     const mine = ++generation;
     const view = current();
+    if (view.name !== shownView) $('notice').textContent = ''; // an action's answer belongs to its page
+    shownView = view.name;
     for (const a of document.querySelectorAll('nav a')) {
       if (a.getAttribute('href') === '#' + view.name) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');

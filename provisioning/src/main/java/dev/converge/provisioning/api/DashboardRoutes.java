@@ -50,6 +50,7 @@ public final class DashboardRoutes implements ApiExtension {
                     .header("Content-Security-Policy", CSP).header("X-Content-Type-Options", "nosniff")
                     .header("Referrer-Policy", "no-referrer").header("Cache-Control", "no-cache").result(body));
         }
+        new DashboardActions(service, context.json()).register(config.routes, authz);
         config.routes.get(API + "/overview", authz.operator(ctx -> ctx.json(overview.get())));
         config.routes.get(API + "/jobs", authz.operator(ctx -> ctx.json(Map.of("items",
                 queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before"))))));

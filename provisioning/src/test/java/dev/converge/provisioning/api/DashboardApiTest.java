@@ -190,6 +190,51 @@ class DashboardApiTest {
     }
 
     @Test
+    void anOperatorDeletesAnOrphanOfOurSitesAfterItIsCheckedAgainButNothingElse() {
+        var repos = api.service().resources().get(SiteResources.REPOSITORY);
+        String ours = repos.create(new CreateRequest(ApiHarness.subdomain("stray-ours"),
+                dev.converge.ledger.Ledger.tagFor(dev.converge.provisioning.site.Site.subjectOf(okSite)), null, Map.of())).leafId();
+        String nobodys = repos.create(new CreateRequest(ApiHarness.subdomain("stray-nobodys"), null, null, Map.of())).leafId();
+        String path = "/v1/dashboard/orphans/delete";
+        String body = "{\"kind\":\"" + SiteResources.REPOSITORY + "\",\"leaf_id\":\"" + ours + "\"}";
+
+        assertThat(api.client.post(path, tenant.token(), body).status()).as("a tenant's token").isEqualTo(403);
+        assertThat(api.client.post(path, null, body).status()).isEqualTo(401);
+        assertThat(leafIdsOfOrphans()).contains(ours, nobodys);
+
+        ApiClient.Reply r = api.client.post(path, operator, body);
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        assertThat(r.json().get("site_id").asLong()).isEqualTo(okSite);
+        assertThat(leafIdsOfOrphans()).as("gone from the leaf").doesNotContain(ours).contains(nobodys);
+        assertThat(api.client.post(path, operator, body).status()).as("no longer an orphan").isEqualTo(404);
+
+        ApiClient.Reply untagged = api.client.post(path, operator,
+                "{\"kind\":\"" + SiteResources.REPOSITORY + "\",\"leaf_id\":\"" + nobodys + "\"}");
+        assertThat(untagged.status()).as("not ours: never deleted from here").isEqualTo(422);
+        assertThat(leafIdsOfOrphans()).contains(nobodys);
+        long owned = api.count("SELECT COUNT(*) FROM cv_ledger WHERE kind = ? AND state = 'confirmed'", SiteResources.REPOSITORY);
+        String ownedLeafId = api.sql(c -> {
+            try (var ps = c.prepareStatement("SELECT leaf_id FROM cv_ledger WHERE kind = ? AND state = 'confirmed'")) {
+                ps.setString(1, SiteResources.REPOSITORY);
+                try (var rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            }
+        });
+        assertThat(owned).isPositive();
+        assertThat(api.client.post(path, operator, "{\"kind\":\"" + SiteResources.REPOSITORY + "\",\"leaf_id\":\""
+                + ownedLeafId + "\"}").status()).as("a resource the ledger owns").isEqualTo(404);
+        assertThat(api.client.post(path, operator, "{\"kind\":\"nope\",\"leaf_id\":\"1\"}").status()).isEqualTo(422);
+        assertThat(api.client.post(path, operator, "{\"kind\":").status()).isEqualTo(400);
+    }
+
+    private static List<String> leafIdsOfOrphans() {
+        return api.service().engine().ledger().orphans(api.service().resources().get(SiteResources.REPOSITORY)).stream()
+                .map(dev.converge.ledger.LeafResource::leafId).toList();
+    }
+
+    @Test
     void onlyTheOperatorReadsTheDashboardData() {
         for (String path : List.of("/v1/dashboard/overview", "/v1/dashboard/jobs", "/v1/dashboard/flows",
                 "/v1/dashboard/ledger", "/v1/dashboard/flows/" + flowOf(okSite))) {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.converge.ledger.CreateRequest;
+import dev.converge.ledger.Ledger;
 import dev.converge.provisioning.StandardExtensions;
 import dev.converge.provisioning.flow.SiteResources;
+import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.tenant.Tenants;
 import java.io.File;
 import java.io.IOException;
@@ -37,7 +39,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard in a real browser: Debian's chromium, headless, driven by its chromedriver (both
  * from apt; nothing is downloaded). The service runs with sites in several states; the test logs
  * in with the operator token, reads the counts and the flow that needs a person, then watches a
- * new site's state arrive without reloading the page. Screenshots go to
+ * new site's state arrive without reloading the page, then deletes an orphan after confirming.
+ * Screenshots go to
  * {@code target/dashboard-screenshots}.
  */
 class DashboardBrowserTest {
@@ -127,6 +130,19 @@ class DashboardBrowserTest {
         browser.findElement(By.cssSelector("nav a[href='#flows']")).click();
         wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr.highlight[data-flow='" + attentionFlow + "']")));
         shot("flows");
+
+        // an orphan of ours, deleted after the operator confirms
+        var repos = api.service().resources().get(SiteResources.REPOSITORY);
+        String stray = repos.create(new CreateRequest(ApiHarness.subdomain("stray"),
+                Ledger.tagFor(Site.subjectOf(ok)), null, Map.of())).leafId();
+        api.server.scanOrphansNow();
+        browser.findElement(By.cssSelector("nav a[href='#orphans']")).click();
+        By delete = By.cssSelector("button[data-orphan='" + stray + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(delete)).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Deleted " + SiteResources.REPOSITORY));
+        assertThat(api.service().engine().ledger().orphans(repos)).noneMatch(r -> stray.equals(r.leafId()));
+        shot("orphans");
 
         List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();

@@ -45,6 +45,7 @@ class ScopeTableTest {
         TABLE.put("GET /v1/dashboard/flows", EnumSet.of(Scope.OPERATOR));
         TABLE.put("GET /v1/dashboard/flows/{id}", EnumSet.of(Scope.OPERATOR)); // the first site's flow has its id
         TABLE.put("GET /v1/dashboard/ledger", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/dashboard/orphans/delete", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/leads", EnumSet.of(Scope.SERVICE));
         TABLE.put("GET /v1/leads/{id}", READ);
         TABLE.put("POST /v1/sites", EnumSet.of(Scope.SERVICE));
