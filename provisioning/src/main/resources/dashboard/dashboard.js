@@ -122,7 +122,9 @@
   }
 
   async function overview() {
-    const [o, flows] = await Promise.all([get('/v1/dashboard/overview'), get('/v1/dashboard/flows?state=needs_attention')]);
+    const [o, flows, orphanScan] = await Promise.all([get('/v1/dashboard/overview'),
+      get('/v1/dashboard/flows?state=needs_attention'),
+      get('/v1/orphans').catch((e) => { if (e instanceof Refused) throw e; return null; })]);
     const queues = o.queues.map((q) => el('div', { class: 'card', 'data-queue': q.queue },
       el('h3', {}, 'Queue ' + q.queue),
       table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
@@ -144,6 +146,10 @@
             String(o.long_claimed), ' claimed over ' + o.long_claimed_minutes + ' min')),
           table(['kind', 'states'], Object.entries(o.ledger).map(([k, m]) => [k,
             el('span', {}, Object.entries(m).map(([s, c]) => el('span', {}, state(s), ' ' + c + ' ')))]))),
+        el('div', { class: 'card', 'data-testid': 'orphans' }, el('h3', {}, 'Orphans'),
+          orphanScan === null ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
+            el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
+              ' tagged with our sites, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
         el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
           table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
             ['retried', n.retried], ['died without an outcome', n.abandoned]]))),

@@ -136,6 +136,8 @@ class DashboardBrowserTest {
         String stray = repos.create(new CreateRequest(ApiHarness.subdomain("stray"),
                 Ledger.tagFor(Site.subjectOf(ok)), null, Map.of())).leafId();
         api.server.scanOrphansNow();
+        browser.findElement(By.cssSelector("nav a[href='#overview']")).click();
+        wait.until(ExpectedConditions.textToBe(By.cssSelector("[data-testid=orphans] [data-count=orphans]"), "1"));
         browser.findElement(By.cssSelector("nav a[href='#orphans']")).click();
         By delete = By.cssSelector("button[data-orphan='" + stray + "']");
         wait.until(ExpectedConditions.elementToBeClickable(delete)).click();
