@@ -37,6 +37,15 @@ class ScopeTableTest {
         TABLE.put("GET /openapi.json", PUBLIC);
         TABLE.put("GET /metrics", EnumSet.of(Scope.OPERATOR));
         TABLE.put("GET /v1/orphans", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /ui", PUBLIC);
+        TABLE.put("GET /ui/dashboard.js", PUBLIC);
+        TABLE.put("GET /ui/dashboard.css", PUBLIC);
+        TABLE.put("GET /v1/dashboard/overview", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/dashboard/jobs", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/dashboard/flows", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/dashboard/flows/{id}", EnumSet.of(Scope.OPERATOR)); // the first site's flow has its id
+        TABLE.put("GET /v1/dashboard/ledger", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/dashboard/orphans/delete", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/leads", EnumSet.of(Scope.SERVICE));
         TABLE.put("GET /v1/leads/{id}", READ);
         TABLE.put("POST /v1/sites", EnumSet.of(Scope.SERVICE));

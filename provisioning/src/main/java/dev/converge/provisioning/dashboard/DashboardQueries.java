@@ -1,0 +1,235 @@
+package dev.converge.provisioning.dashboard;
+
+import dev.converge.store.Sql;
+import dev.converge.store.Store;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The dashboard's reads, bounded and on indexed columns: lists are capped at {@link #PAGE} rows and
+ * page by id; the counts of the overview are grouped once per refresh ({@link OverviewCache}), never
+ * per viewer. Never read here: job payloads, flow contexts, compensation payloads and a ledger
+ * entry's data (a leaf's reply may carry a credential) — the dashboard shows state, not secrets.
+ */
+public final class DashboardQueries {
+    /** The most rows a list answers with. */
+    public static final int PAGE = 50;
+    /** The throughput chart: this many buckets of {@link #BUCKET} back from now. */
+    static final int BUCKETS = 12;
+    static final Duration BUCKET = Duration.ofMinutes(5);
+
+    private final Store store;
+    private final Duration longClaimed;
+
+    /** @param longClaimed how long an entry may stay claimed before the dashboard highlights it */
+    public DashboardQueries(Store store, Duration longClaimed) {
+        this.store = store;
+        this.longClaimed = longClaimed;
+    }
+
+    Duration longClaimed() {
+        return longClaimed;
+    }
+
+    /** queue -> state -> count, over every job still stored. */
+    Map<String, Map<String, Long>> jobsByQueue(Connection c) throws SQLException {
+        Map<String, Map<String, Long>> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT queue, state, COUNT(*) AS n FROM cv_job GROUP BY queue, state");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString("queue"), q -> new TreeMap<>()).put(rs.getString("state"), rs.getLong("n"));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * queue -> finished jobs per {@link #BUCKET} over the last hour, oldest first: [succeeded, failed] per bucket.
+     * Reads only finished rows of the last hour (the retention index on finished_at).
+     */
+    Map<String, long[][]> throughput(Connection c, Instant now) throws SQLException {
+        long bucketSeconds = BUCKET.toSeconds();
+        long lastBucket = now.getEpochSecond() / bucketSeconds;
+        long firstBucket = lastBucket - BUCKETS + 1;
+        Map<String, long[][]> out = new TreeMap<>();
+        String sql = "SELECT queue, state, FLOOR(EXTRACT(EPOCH FROM finished_at) / " + bucketSeconds + ") AS bucket,"
+                + " COUNT(*) AS n FROM cv_job WHERE finished_at >= ? AND state IN ('succeeded', 'failed')"
+                + " GROUP BY queue, state, FLOOR(EXTRACT(EPOCH FROM finished_at) / " + bucketSeconds + ")";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setObject(1, at(Instant.ofEpochSecond(firstBucket * bucketSeconds)));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int i = (int) (rs.getLong("bucket") - firstBucket);
+                    if (i < 0 || i >= BUCKETS) {
+                        continue;
+                    }
+                    long[][] series = out.computeIfAbsent(rs.getString("queue"), q -> new long[BUCKETS][2]);
+                    series[i]["failed".equals(rs.getString("state")) ? 1 : 0] += rs.getLong("n");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** state -> count for a table with a state column (cv_flow, pv_site). */
+    Map<String, Long> byState(Connection c, String table) throws SQLException {
+        Map<String, Long> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.put(rs.getString("state"), rs.getLong("n"));
+            }
+        }
+        return out;
+    }
+
+    /** resource kind -> state -> count. */
+    Map<String, Map<String, Long>> ledgerByKind(Connection c) throws SQLException {
+        Map<String, Map<String, Long>> out = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT kind, state, COUNT(*) AS n FROM cv_ledger GROUP BY kind, state");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.computeIfAbsent(rs.getString("kind"), k -> new TreeMap<>()).put(rs.getString("state"), rs.getLong("n"));
+            }
+        }
+        return out;
+    }
+
+    /** Entries claimed for longer than {@link #longClaimed} (the partial index on unresolved entries). */
+    long longClaimedCount(Connection c, Instant now) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM cv_ledger WHERE state = 'claimed' AND updated_at < ?")) {
+            ps.setObject(1, at(now.minus(longClaimed)));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The newest jobs matching the filters (each may be null), ids below {@code before} when given. */
+    public List<Map<String, Object>> jobs(String queue, String state, String kind, Long before) {
+        StringBuilder sql = new StringBuilder("SELECT id, queue, kind, state, attempt, max_attempts, epoch, lease_owner,"
+                + " lease_expires_at, run_at, flow_id, batch_id, chain_id, created_at, started_at, finished_at, last_error"
+                + " FROM cv_job WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        filter(sql, args, "queue", queue);
+        filter(sql, args, "state", state);
+        filter(sql, args, "kind", kind);
+        if (before != null) {
+            sql.append(" AND id < ?");
+            args.add(before);
+        }
+        sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
+        return store.withConnection(c -> rows(c, sql.toString(), args));
+    }
+
+    /** {@code needs_attention} flows first (oldest first: they have waited longest), then the newest others. */
+    public List<Map<String, Object>> flows(String state) {
+        String columns = "SELECT id, kind, subject, state, attention, failure_reason, deadline, created_at, updated_at,"
+                + " finished_at FROM cv_flow";
+        return store.withConnection(c -> {
+            List<Map<String, Object>> out = new ArrayList<>();
+            if (state == null || state.equals("needs_attention")) {
+                out.addAll(rows(c, columns + " WHERE state = 'needs_attention' ORDER BY id LIMIT " + PAGE, List.of()));
+            }
+            if (state == null) {
+                out.addAll(rows(c, columns + " WHERE state <> 'needs_attention' ORDER BY id DESC LIMIT " + PAGE, List.of()));
+            } else if (!state.equals("needs_attention")) {
+                out.addAll(rows(c, columns + " WHERE state = ? ORDER BY id DESC LIMIT " + PAGE, List.of(state)));
+            }
+            return out;
+        });
+    }
+
+    /** A flow's jobs, batches and chains, in the order they were made. */
+    public Map<String, List<Map<String, Object>>> flowParts(long flowId) {
+        return store.withConnection(c -> {
+            Map<String, List<Map<String, Object>>> out = new LinkedHashMap<>();
+            out.put("jobs", rows(c, "SELECT id, queue, kind, state, attempt, max_attempts, epoch, lease_owner, batch_id,"
+                    + " chain_id, chain_pos, created_at, finished_at, last_error FROM cv_job WHERE flow_id = ? ORDER BY id LIMIT 200",
+                    List.of(flowId)));
+            out.put("batches", rows(c, "SELECT id, name, state, total, pending, succeeded, failed, cancelled, chain_id,"
+                    + " chain_pos, created_at, cancelled_at, finished_at FROM cv_batch WHERE flow_id = ? ORDER BY id LIMIT 50",
+                    List.of(flowId)));
+            out.put("chains", rows(c, "SELECT id, name, state, position, size, created_at, finished_at FROM cv_chain"
+                    + " WHERE flow_id = ? ORDER BY id LIMIT 50", List.of(flowId)));
+            out.put("ledger", rows(c, "SELECT id, kind, natural_key, state, safety, leaf_id, generation, owner_job_id,"
+                    + " owner_epoch, last_error, created_at, updated_at, confirmed_at FROM cv_ledger WHERE flow_id = ?"
+                    + " ORDER BY id LIMIT 200", List.of(flowId)));
+            return out;
+        });
+    }
+
+    /**
+     * Ledger entries: with no filter, the unresolved ones (claimed, uncertain, deleting), the longest
+     * waiting first; otherwise the newest of that kind and state.
+     */
+    public List<Map<String, Object>> ledger(String kind, String state) {
+        String columns = "SELECT id, kind, natural_key, flow_id, subject, state, safety, leaf_id, generation, owner_job_id,"
+                + " owner_epoch, last_error, created_at, updated_at, confirmed_at FROM cv_ledger";
+        StringBuilder sql = new StringBuilder(columns);
+        List<Object> args = new ArrayList<>();
+        if (kind == null && state == null) {
+            sql.append(" WHERE state IN ('claimed', 'uncertain', 'deleting') ORDER BY updated_at, id LIMIT ").append(PAGE);
+        } else {
+            sql.append(" WHERE 1 = 1");
+            filter(sql, args, "kind", kind);
+            filter(sql, args, "state", state);
+            sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
+        }
+        return store.withConnection(c -> rows(c, sql.toString(), args));
+    }
+
+    private static void filter(StringBuilder sql, List<Object> args, String column, String value) {
+        if (value != null && !value.isBlank()) {
+            sql.append(" AND ").append(column).append(" = ?");
+            args.add(value.strip());
+        }
+    }
+
+    /** Rows as column -> value maps (lower-case names; timestamps as ISO-8601 instants). */
+    static List<Map<String, Object>> rows(Connection c, String sql, List<Object> args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.size(); i++) {
+                ps.setObject(i + 1, args.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                var meta = rs.getMetaData();
+                List<Map<String, Object>> out = new ArrayList<>();
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    for (int i = 1; i <= meta.getColumnCount(); i++) {
+                        String name = meta.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT);
+                        row.put(name, isTime(meta.getColumnTypeName(i)) ? iso(Sql.instant(rs, name)) : rs.getObject(i));
+                    }
+                    out.add(row);
+                }
+                return out;
+            }
+        }
+    }
+
+    private static boolean isTime(String typeName) {
+        return typeName != null && typeName.toLowerCase(java.util.Locale.ROOT).contains("timestamp");
+    }
+
+    private static String iso(Instant i) {
+        return i == null ? null : i.toString();
+    }
+
+    static OffsetDateTime at(Instant i) {
+        return OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
+    }
+}

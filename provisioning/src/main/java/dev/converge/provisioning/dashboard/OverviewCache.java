@@ -1,0 +1,92 @@
+package dev.converge.provisioning.dashboard;
+
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.converge.Converge;
+import dev.converge.queue.EngineStats;
+import dev.converge.store.Store;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The overview's counts, grouped at most once per {@link #maxAge} however many dashboards poll:
+ * ten open browser tabs cost the database what one does. The first viewer after the age runs
+ * the queries; the others wait for it and share the answer.
+ */
+public final class OverviewCache {
+    private final DashboardQueries queries;
+    private final Store store;
+    private final Converge engine;
+    private final Duration maxAge;
+    private Overview last;
+    private long lastNanos;
+
+    public OverviewCache(DashboardQueries queries, Store store, Converge engine, Duration maxAge) {
+        this.queries = queries;
+        this.store = store;
+        this.engine = engine;
+        this.maxAge = maxAge;
+    }
+
+    /** What the overview shows (snake_case on the wire, like the rest of the API). */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Overview(String asOf, List<QueueView> queues, Map<String, Long> flows, Map<String, Long> sites,
+            Map<String, Map<String, Long>> ledger, long uncertain, long longClaimed, long longClaimedMinutes,
+            Map<String, Long> thisNode, int bucketMinutes) {
+    }
+
+    /** One queue: jobs by state, and per bucket of the last hour [succeeded, failed]. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record QueueView(String queue, Map<String, Long> states, long succeededLastHour, long failedLastHour,
+            long[][] throughput) {
+    }
+
+    private static Map<String, Long> node(EngineStats s) {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("failed", s.failed());
+        m.put("lease_lost", s.leaseLost());
+        m.put("rescued", s.rescued());
+        m.put("retried", s.retried());
+        m.put("abandoned", s.abandoned());
+        return m;
+    }
+
+    public synchronized Overview get() {
+        long now = System.nanoTime();
+        if (last == null || now - lastNanos >= maxAge.toNanos()) {
+            last = read();
+            lastNanos = System.nanoTime();
+        }
+        return last;
+    }
+
+    private Overview read() {
+        Instant now = store.clock().localNow();
+        return store.withConnection(c -> {
+            Map<String, Map<String, Long>> jobs = queries.jobsByQueue(c);
+            Map<String, long[][]> series = queries.throughput(c, now);
+            List<QueueView> queues = new ArrayList<>();
+            java.util.Set<String> names = new java.util.TreeSet<>(jobs.keySet());
+            names.addAll(series.keySet());
+            for (String q : names) {
+                long[][] s = series.getOrDefault(q, new long[DashboardQueries.BUCKETS][2]);
+                long ok = 0;
+                long failed = 0;
+                for (long[] b : s) {
+                    ok += b[0];
+                    failed += b[1];
+                }
+                queues.add(new QueueView(q, jobs.getOrDefault(q, Map.of()), ok, failed, s));
+            }
+            Map<String, Map<String, Long>> ledger = queries.ledgerByKind(c);
+            long uncertain = ledger.values().stream().mapToLong(m -> m.getOrDefault("uncertain", 0L)).sum();
+            return new Overview(now.toString(), queues, queries.byState(c, "cv_flow"), queries.byState(c, "pv_site"),
+                    new LinkedHashMap<>(ledger), uncertain, queries.longClaimedCount(c, now),
+                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) DashboardQueries.BUCKET.toMinutes());
+        });
+    }
+}

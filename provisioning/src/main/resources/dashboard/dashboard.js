@@ -1,0 +1,351 @@
+// The operators' dashboard: reads /v1/dashboard/* and /v1/orphans with the operator token, and
+// redraws the current view every few seconds. Everything is built with DOM calls and textContent
+// (no HTML parsing of strings): what the database holds (errors, keys) is shown as text, never run as markup.
+'use strict';
+
+(function () {
+  const TOKEN_KEY = 'converge.operatorToken';
+  const POLL_MS = 2000;
+  let timer = null;
+  let generation = 0;
+  let shownView = null;
+
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') node.className = v;
+      else if (k === 'text') node.textContent = v;
+      else if (k.startsWith('on')) node.addEventListener(k.substring(2), v);
+      else node.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  const state = (s) => el('span', { class: 'state state-' + s, 'data-state': s }, s);
+  const time = (iso) => iso ? el('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString()) : '';
+
+  function table(headers, rows, rowAttrs) {
+    return el('div', { class: 'scroll' }, el('table', {},
+      el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.map((cells, i) => el('tr', rowAttrs ? rowAttrs(i) : {},
+        cells.map((c) => typeof c === 'number' ? el('td', { class: 'num' }, String(c)) : el('td', {}, c)))))));
+  }
+
+  class Refused extends Error {
+    constructor(status, detail) { super(detail); this.status = status; }
+  }
+
+  async function get(path) {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    const r = await fetch(path, { headers: { Authorization: 'Bearer ' + token, Accept: 'application/json' } });
+    if (r.status === 401 || r.status === 403) {
+      let detail = r.status === 401 ? 'The token was refused.' : 'This token is not an operator token.';
+      throw new Refused(r.status, detail);
+    }
+    if (!r.ok) {
+      let detail = 'HTTP ' + r.status;
+      try { detail = (await r.json()).detail || detail; } catch (e) { /* not JSON */ }
+      throw new Error(detail);
+    }
+    return r.json();
+  }
+
+  async function post(path, body) {
+    const r = await fetch(path, { method: 'POST', body: JSON.stringify(body), headers: {
+      Authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY), 'Content-Type': 'application/json', Accept: 'application/json' } });
+    let answer = {};
+    try { answer = await r.json(); } catch (e) { /* not JSON */ }
+    if (r.status === 401 || r.status === 403) throw new Refused(r.status, answer.detail || 'Refused.');
+    if (!r.ok) throw new Error(answer.detail || 'HTTP ' + r.status);
+    return answer;
+  }
+
+  // orphans deleted from this page, shown as such until the next scan no longer lists them
+  const deleted = new Set();
+
+  async function deleteOrphan(o) {
+    if (!window.confirm('Delete ' + o.kind + ' ' + o.natural_key + ' (leaf id ' + o.leaf_id + ', site ' + o.site_id
+        + ') at its leaf? No ledger entry owns it; this cannot be undone.')) return;
+    try {
+      await post('/v1/dashboard/orphans/delete', { kind: o.kind, leaf_id: o.leaf_id });
+      deleted.add(o.kind + ' ' + o.leaf_id);
+      $('notice').textContent = 'Deleted ' + o.kind + ' ' + o.natural_key + ' at the leaf.';
+    } catch (e) {
+      if (e instanceof Refused) { logout(e.message); return; }
+      $('notice').textContent = 'Not deleted: ' + e.message;
+    }
+    draw();
+  }
+
+  // ---- views -------------------------------------------------------------------------------
+
+  function counts(title, map, testId) {
+    const entries = Object.entries(map || {});
+    return el('div', { class: 'card', 'data-testid': testId },
+      el('h3', {}, title),
+      entries.length === 0 ? el('p', { class: 'muted' }, 'none') :
+        table(['state', 'count'], entries.map(([k, v]) => [state(k), el('span', { 'data-count': k }, String(v))])));
+  }
+
+  function chart(series, bucketMinutes) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const w = 12 * 14, h = 40;
+    const max = Math.max(1, ...series.map((b) => b[0] + b[1]));
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('class', 'chart');
+    svg.setAttribute('width', w);
+    svg.setAttribute('height', h);
+    svg.setAttribute('role', 'img');
+    const total = series.reduce((a, b) => a + b[0] + b[1], 0);
+    svg.setAttribute('aria-label', total + ' jobs finished in the last hour, per ' + bucketMinutes + ' minutes');
+    series.forEach((b, i) => {
+      const okH = Math.round((b[0] / max) * h), badH = Math.round((b[1] / max) * h);
+      for (const [cls, y, hh] of [['ok', h - okH, okH], ['bad', h - okH - badH, badH]]) {
+        if (hh <= 0) continue;
+        const r = document.createElementNS(ns, 'rect');
+        r.setAttribute('class', cls);
+        r.setAttribute('x', i * 14);
+        r.setAttribute('y', y);
+        r.setAttribute('width', 11);
+        r.setAttribute('height', hh);
+        svg.append(r);
+      }
+    });
+    return svg;
+  }
+
+  async function overview() {
+    const [o, flows, orphanScan] = await Promise.all([get('/v1/dashboard/overview'),
+      get('/v1/dashboard/flows?state=needs_attention'),
+      get('/v1/orphans').catch((e) => { if (e instanceof Refused) throw e; return null; })]);
+    const queues = o.queues.map((q) => el('div', { class: 'card', 'data-queue': q.queue },
+      el('h3', {}, 'Queue ' + q.queue),
+      table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
+      el('p', { class: 'muted' }, 'Last hour: ' + q.succeeded_last_hour + ' succeeded, ' + q.failed_last_hour + ' failed for good'),
+      chart(q.throughput, o.bucket_minutes)));
+    const n = o.this_node;
+    return [
+      flows.items.length === 0 ? null : el('section', { id: 'attention', 'aria-labelledby': 'attention-h' },
+        el('h2', { id: 'attention-h' }, flows.items.length + ' flow(s) need a person'),
+        flows.items.map((f) => el('div', { class: 'attention', 'data-flow': f.id },
+          el('a', { href: '#flow/' + f.id }, f.kind + ' ' + f.subject + ' (flow ' + f.id + ')'), ': ',
+          f.attention || f.failure_reason || 'see its timeline'))),
+      el('h2', {}, 'Flows, sites and the ledger'),
+      el('div', { class: 'cards' },
+        counts('Flows by state', o.flows, 'flows'),
+        counts('Sites by state', o.sites, 'sites'),
+        el('div', { class: 'card', 'data-testid': 'ledger' }, el('h3', {}, 'Ledger'),
+          el('p', {}, el('a', { href: '#ledger' }, el('span', { 'data-count': 'uncertain' }, String(o.uncertain)), ' uncertain, ',
+            String(o.long_claimed), ' claimed over ' + o.long_claimed_minutes + ' min')),
+          table(['kind', 'states'], Object.entries(o.ledger).map(([k, m]) => [k,
+            el('span', {}, Object.entries(m).map(([s, c]) => el('span', {}, state(s), ' ' + c + ' ')))]))),
+        el('div', { class: 'card', 'data-testid': 'orphans' }, el('h3', {}, 'Orphans'),
+          orphanScan === null ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
+            el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
+              ' tagged with our sites, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
+        el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
+          table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
+            ['retried', n.retried], ['died without an outcome', n.abandoned]]))),
+      el('h2', {}, 'Queues'),
+      el('div', { class: 'cards' }, queues.length ? queues : el('p', { class: 'muted' }, 'No jobs yet.')),
+      el('p', { class: 'muted', id: 'as-of' }, 'Counts as of ', time(o.as_of)),
+    ];
+  }
+
+  function filterForm(fields, onChange) {
+    const params = new URLSearchParams(location.hash.split('?')[1] || '');
+    return el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); onChange(new FormData(e.target)); } },
+      fields.map(([name, label]) => el('label', {}, label, el('input', { name, value: params.get(name) || '', size: 14 }))),
+      el('button', { type: 'submit' }, 'Filter'));
+  }
+
+  function goWithFilters(view) {
+    return (data) => {
+      const q = new URLSearchParams();
+      for (const [k, v] of data.entries()) if (v) q.set(k, v);
+      location.hash = view + (q.toString() ? '?' + q : '');
+    };
+  }
+
+  function query() {
+    const raw = location.hash.split('?')[1];
+    return raw ? '?' + raw : '';
+  }
+
+  async function jobs() {
+    const r = await get('/v1/dashboard/jobs' + query());
+    return [
+      el('h2', {}, 'Jobs'),
+      filterForm([['queue', 'Queue'], ['state', 'State'], ['type', 'Type']], goWithFilters('jobs')),
+      table(['id', 'queue', 'type', 'state', 'attempt', 'lease', 'flow', 'last error'], r.items.map((j) => [
+        String(j.id), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
+        j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
+        j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
+        j.last_error ? el('details', {}, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)), el('pre', {}, j.last_error)) : '',
+      ])),
+    ];
+  }
+
+  async function flowList() {
+    const r = await get('/v1/dashboard/flows' + query());
+    return [
+      el('h2', {}, 'Flows'),
+      el('p', { class: 'muted' }, 'Flows that need a person come first.'),
+      filterForm([['state', 'State']], goWithFilters('flows')),
+      table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
+        el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),
+        f.attention || f.failure_reason || '', time(f.updated_at)]),
+      (i) => r.items[i].state === 'needs_attention' ? { class: 'highlight', 'data-flow': r.items[i].id } : { 'data-flow': r.items[i].id }),
+    ];
+  }
+
+  function ledgerTable(items) {
+    return table(['id', 'kind', 'natural key', 'state', 'leaf id', 'owner', 'updated', 'what happens next'], items.map((e) => [
+      String(e.id), e.kind, e.natural_key, state(e.state), e.leaf_id || '',
+      e.owner_job_id ? 'job ' + e.owner_job_id + ' epoch ' + e.owner_epoch : '', time(e.updated_at), e.next || '']),
+    (i) => items[i].highlight ? { class: 'highlight', 'data-entry': items[i].id } : { 'data-entry': items[i].id });
+  }
+
+  async function flow(id) {
+    const r = await get('/v1/dashboard/flows/' + encodeURIComponent(id));
+    const f = r.flow;
+    return [
+      el('h2', {}, 'Flow ' + f.id + ': ' + f.kind + ' ' + f.subject + ' ', state(f.state)),
+      f.attention ? el('div', { class: 'attention' }, 'A person must look at this: ' + f.attention) : null,
+      f.failure_reason ? el('p', {}, 'Failure: ' + f.failure_reason) : null,
+      el('h2', {}, 'Timeline'),
+      table(['at', 'from', 'to', 'reason'], r.history.map((h) => [time(h.at), h.from ? state(h.from) : '',
+        state(h.to), h.reason || ''])),
+      el('h2', {}, 'Batches and chains'),
+      table(['', 'name', 'state', 'progress'], [
+        ...r.batches.map((b) => ['batch ' + b.id, b.name, state(b.state),
+          b.succeeded + ' ok, ' + b.failed + ' failed, ' + b.cancelled + ' cancelled of ' + b.total]),
+        ...r.chains.map((c) => ['chain ' + c.id, c.name, state(c.state), 'link ' + c.position + ' of ' + c.size])]),
+      el('h2', {}, 'Jobs'),
+      table(['id', 'type', 'state', 'attempt', 'last error'], r.jobs.map((j) => [String(j.id), j.kind, state(j.state),
+        j.attempt + '/' + j.max_attempts, j.last_error ? el('pre', {}, j.last_error) : ''])),
+      el('h2', {}, 'Ledger entries it created'),
+      ledgerTable(r.ledger),
+      el('h2', {}, 'Compensations'),
+      r.compensations.length === 0 ? el('p', { class: 'muted' }, 'none') :
+        table(['id', 'type', 'state', 'attempts', 'last error'], r.compensations.map((c) => [String(c.id), c.kind,
+          state(c.state), c.attempts, c.last_error || ''])),
+    ];
+  }
+
+  async function ledger() {
+    const r = await get('/v1/dashboard/ledger' + query());
+    return [
+      el('h2', {}, 'Ledger'),
+      el('p', { class: 'muted' }, 'Without a filter: the unresolved entries, the longest waiting first. Uncertain ones, and ones claimed over '
+        + r.long_claimed_minutes + ' minutes, are highlighted.'),
+      filterForm([['kind', 'Resource type'], ['state', 'State']], goWithFilters('ledger')),
+      r.items.length === 0 ? el('p', {}, 'Nothing unresolved.') : ledgerTable(r.items),
+    ];
+  }
+
+  async function orphans() {
+    let r;
+    try {
+      r = await get('/v1/orphans');
+    } catch (e) {
+      if (e instanceof Refused) throw e;
+      return [el('h2', {}, 'Orphans'), el('p', {}, e.message)];
+    }
+    return [
+      el('h2', {}, 'Orphans'),
+      el('p', { class: 'muted' }, 'Resources at the leaves that no ledger entry owns, from the scan of ', time(r.as_of),
+        r.complete ? '' : ' (some leaves could not be listed)'),
+      table(['leaf', 'listed', 'ours', 'others'], r.leaves.map((l) => [l.kind, l.available ? 'yes' : 'no: ' + (l.detail || ''),
+        l.orphans ?? '', l.other_count ?? ''])),
+      el('h2', {}, 'Tagged with one of our sites'),
+      r.items.length === 0 ? el('p', {}, 'None.') :
+        table(['leaf', 'leaf id', 'natural key', 'site', ''], r.items.map((o) => [o.kind, o.leaf_id, o.natural_key, String(o.site_id),
+          deleted.has(o.kind + ' ' + o.leaf_id) ? el('span', { class: 'state state-deleted' }, 'deleted') :
+            el('button', { type: 'button', class: 'danger', 'data-orphan': o.leaf_id, onclick: () => deleteOrphan(o) }, 'Delete at the leaf')])),
+    ];
+  }
+
+  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans };
+
+  // ---- the loop ----------------------------------------------------------------------------
+
+  function current() {
+    const name = (location.hash.replace(/^#/, '').split('?')[0]) || 'overview';
+    if (name.startsWith('flow/')) return { name: 'flows', render: () => flow(name.substring(5)) };
+    return { name: VIEWS[name] ? name : 'overview', render: VIEWS[name] || overview };
+  }
+
+  async function draw() {
+    const mine = ++generation;
+    const view = current();
+    if (view.name !== shownView) $('notice').textContent = ''; // an action's answer belongs to its page
+    shownView = view.name;
+    for (const a of document.querySelectorAll('nav a')) {
+      if (a.getAttribute('href') === '#' + view.name) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+    try {
+      const nodes = await view.render();
+      if (mine !== generation) return; // a newer draw started meanwhile
+      const target = $('view');
+      // keep an open filter field's focus: redraw only when the user is not typing in it
+      if (target.contains(document.activeElement) && document.activeElement.tagName === 'INPUT') return;
+      target.replaceChildren(...nodes.filter((n) => n));
+      $('status').textContent = 'Updated ' + new Date().toLocaleTimeString();
+    } catch (e) {
+      if (e instanceof Refused) {
+        logout(e.message);
+        return;
+      }
+      $('status').textContent = 'Could not update: ' + e.message;
+    }
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      if (!document.hidden) await draw();
+      if (sessionStorage.getItem(TOKEN_KEY)) schedule();
+    }, POLL_MS);
+  }
+
+  function start() {
+    $('login').hidden = true;
+    $('nav').hidden = false;
+    draw().then(schedule);
+  }
+
+  function logout(message) {
+    clearTimeout(timer);
+    sessionStorage.removeItem(TOKEN_KEY);
+    $('view').replaceChildren();
+    $('nav').hidden = true;
+    $('login').hidden = false;
+    $('login-error').textContent = message || '';
+    $('status').textContent = '';
+    $('token').focus();
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    $('login').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const token = $('token').value.trim();
+      $('token').value = '';
+      if (!token) return;
+      sessionStorage.setItem(TOKEN_KEY, token);
+      $('login-error').textContent = '';
+      start();
+    });
+    $('logout').addEventListener('click', () => logout(''));
+    window.addEventListener('hashchange', () => { if (sessionStorage.getItem(TOKEN_KEY)) draw(); });
+    if (sessionStorage.getItem(TOKEN_KEY)) start(); else logout('');
+  });
+})();

@@ -1,0 +1,181 @@
+package dev.converge.provisioning.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.ledger.CreateRequest;
+import dev.converge.ledger.Ledger;
+import dev.converge.provisioning.StandardExtensions;
+import dev.converge.provisioning.flow.SiteResources;
+import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.tenant.Tenants;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real browser: Debian's chromium, headless, driven by its chromedriver (both
+ * from apt; nothing is downloaded). The service runs with sites in several states; the test logs
+ * in with the operator token, reads the counts and the flow that needs a person, then watches a
+ * new site's state arrive without reloading the page, then deletes an orphan after confirming.
+ * Screenshots go to
+ * {@code target/dashboard-screenshots}.
+ */
+class DashboardBrowserTest {
+    private static final File CHROMIUM = new File("/usr/bin/chromium");
+    private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+    private static final Path SHOTS = Path.of("target", "dashboard-screenshots");
+
+    private ApiHarness api;
+    private WebDriver browser;
+
+    @BeforeEach
+    void start() {
+        boolean present = CHROMIUM.canExecute() && CHROMEDRIVER.canExecute();
+        if (!present && "true".equals(System.getenv("CI"))) {
+            throw new AssertionError("CI needs chromium and chromium-driver (.ci/run installs them with apt-get)");
+        }
+        Assumptions.assumeTrue(present, "chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)");
+        api = new ApiHarness(Duration.ofDays(14), ApiOptions.defaults(), StandardExtensions.all());
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1000");
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterEach
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (api != null) {
+            api.close();
+        }
+    }
+
+    @Test
+    void anOperatorSeesCountsAFlowThatNeedsAPersonAndAStateChangeWithoutReloading() throws IOException {
+        Tenants.Created tenant = api.tenant();
+        String operator = api.operatorToken();
+        long ok = site(tenant, ApiHarness.subdomain("shown"));
+        String taken = ApiHarness.subdomain("shown-taken");
+        api.service().resources().get(SiteResources.REPOSITORY).create(new CreateRequest(taken, null, null, Map.of()));
+        long failed = site(tenant, taken);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(tenant, ok).equals("active") && state(tenant, failed).equals("failed"));
+        long attentionFlow = api.count("SELECT provision_flow_id FROM pv_site WHERE id = ?", failed);
+        // the state a compensation that could not finish leaves behind
+        api.update("UPDATE cv_flow SET state = 'needs_attention', attention = 'the license may exist: check the license"
+                + " service' WHERE id = ?", attentionFlow);
+
+        browser.get("http://127.0.0.1:" + api.server.port() + "/ui");
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(operator);
+        shot("login");
+        browser.findElement(By.id("login-submit")).click();
+
+        By activeSites = By.cssSelector("[data-testid=sites] [data-count=active]");
+        wait.until(ExpectedConditions.textToBe(activeSites, "1"));
+        assertThat(browser.findElement(By.cssSelector("[data-testid=sites] [data-count=failed]")).getText()).isEqualTo("1");
+        assertThat(browser.findElement(By.cssSelector("[data-testid=flows] [data-count=needs_attention]")).getText())
+                .isEqualTo("1");
+        String attention = browser.findElement(By.id("attention")).getText();
+        assertThat(attention).contains("1 flow(s) need a person").contains("check the license service");
+        assertThat(browser.getPageSource()).as("the token is kept, never rendered").doesNotContain(operator);
+        shot("overview");
+
+        // a state change arrives without a reload: the marker set on this page survives
+        ((JavascriptExecutor) browser).executeScript("window.__sameDocument = 'yes';");
+        long third = site(tenant, ApiHarness.subdomain("arrives"));
+        wait.until(ExpectedConditions.textToBe(activeSites, "2"));
+        assertThat(((JavascriptExecutor) browser).executeScript("return window.__sameDocument;")).isEqualTo("yes");
+        assertThat(state(tenant, third)).isEqualTo("active");
+        shot("overview-updated");
+
+        // the flow's timeline, from the attention link
+        browser.findElement(By.cssSelector("#attention a")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "Flow " + attentionFlow));
+        String timeline = browser.findElement(By.id("view")).getText();
+        assertThat(timeline).contains("A person must look at this: the license may exist").contains("compensating")
+                .contains("Ledger entries it created");
+        shot("flow");
+
+        browser.findElement(By.cssSelector("nav a[href='#flows']")).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr.highlight[data-flow='" + attentionFlow + "']")));
+        shot("flows");
+
+        // an orphan of ours, deleted after the operator confirms
+        var repos = api.service().resources().get(SiteResources.REPOSITORY);
+        String stray = repos.create(new CreateRequest(ApiHarness.subdomain("stray"),
+                Ledger.tagFor(Site.subjectOf(ok)), null, Map.of())).leafId();
+        api.server.scanOrphansNow();
+        browser.findElement(By.cssSelector("nav a[href='#overview']")).click();
+        wait.until(ExpectedConditions.textToBe(By.cssSelector("[data-testid=orphans] [data-count=orphans]"), "1"));
+        browser.findElement(By.cssSelector("nav a[href='#orphans']")).click();
+        By delete = By.cssSelector("button[data-orphan='" + stray + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(delete)).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Deleted " + SiteResources.REPOSITORY));
+        assertThat(api.service().engine().ledger().orphans(repos)).noneMatch(r -> stray.equals(r.leafId()));
+        shot("orphans");
+
+        List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
+        assertThat(errors).as("console errors").isEmpty();
+    }
+
+    @Test
+    void aTenantsTokenIsRefusedAndTheFormComesBack() {
+        Tenants.Created tenant = api.tenant();
+        browser.get("http://127.0.0.1:" + api.server.port() + "/ui");
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(tenant.token());
+        browser.findElement(By.id("login-submit")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("login-error"), "This token is not an operator token."));
+        assertThat(((JavascriptExecutor) browser).executeScript("return sessionStorage.length;")).isEqualTo(0L);
+        assertThat(browser.findElement(By.id("view")).getText()).isEmpty();
+    }
+
+    private long site(Tenants.Created tenant, String subdomain) {
+        long lead = api.lead(tenant.token());
+        ApiClient.Reply r = api.client.postSite(tenant.token(), "browser-" + subdomain, ApiHarness.siteBody(lead, subdomain));
+        assertThat(r.status()).as(r.toString()).isEqualTo(202);
+        return r.json().get("site_id").asLong();
+    }
+
+    private String state(Tenants.Created tenant, long site) {
+        return api.client.get("/v1/sites/" + site, tenant.token()).json().get("state").asText();
+    }
+
+    private void shot(String name) throws IOException {
+        Files.createDirectories(SHOTS);
+        Files.write(SHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+}

@@ -1,0 +1,129 @@
+package dev.converge.provisioning.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.converge.provisioning.Provisioning;
+import dev.converge.store.Store;
+import dev.converge.testkit.ScratchDatabase;
+import dev.converge.testkit.TestStores;
+import dev.converge.time.EngineClock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The dashboard's SQL on both stores: the same rows give the same counts, lists and highlights. */
+class DashboardQueriesTest {
+
+    @Test
+    void onH2() {
+        try (Store store = TestStores.h2(true, EngineClock.database())) {
+            Provisioning.migrate(store);
+            check(store);
+        }
+    }
+
+    @Test
+    void onPostgres() {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_dashboard");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4)) {
+            Provisioning.migrate(store);
+            check(store);
+        }
+    }
+
+    private static void check(Store store) {
+        Instant now = Instant.now();
+        long flow = store.withConnection(c -> {
+            insert(c, "INSERT INTO cv_flow (kind, subject, state, attention, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    "provision-site", "site-1", "needs_attention", "check the license", now, now);
+            insert(c, "INSERT INTO cv_flow (kind, subject, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                    "provision-site", "site-2", "succeeded", now, now);
+            return one(c, "SELECT id FROM cv_flow WHERE subject = 'site-1'");
+        });
+        store.withConnection(c -> {
+            job(c, "default", "succeeded", now.minusSeconds(30), flow);
+            job(c, "default", "succeeded", now.minus(Duration.ofMinutes(50)), flow);
+            job(c, "default", "succeeded", now.minus(Duration.ofMinutes(90)), flow); // older than the chart
+            job(c, "default", "failed", now, flow); // in the newest bucket whatever the minute
+            job(c, "mail", "available", null, null);
+            ledger(c, "license", "k1", flow, "uncertain", now);
+            ledger(c, "license", "k2", flow, "claimed", now.minus(Duration.ofMinutes(10)));
+            ledger(c, "git.repository", "k3", flow, "confirmed", now);
+            ledger(c, "git.repository", "k4", flow, "claimed", now);
+            return null;
+        });
+        DashboardQueries q = new DashboardQueries(store, Duration.ofMinutes(5));
+
+        store.withConnection(c -> {
+            assertThat(q.jobsByQueue(c)).isEqualTo(Map.of("default", Map.of("succeeded", 3L, "failed", 1L),
+                    "mail", Map.of("available", 1L)));
+            long[][] series = q.throughput(c, now).get("default");
+            long ok = 0;
+            long bad = 0;
+            for (long[] b : series) {
+                ok += b[0];
+                bad += b[1];
+            }
+            assertThat(ok).as("the last hour only").isEqualTo(2);
+            assertThat(bad).isEqualTo(1);
+            assertThat(series[DashboardQueries.BUCKETS - 1][1]).as("the newest bucket holds the newest failure").isEqualTo(1);
+            assertThat(q.byState(c, "cv_flow")).isEqualTo(Map.of("needs_attention", 1L, "succeeded", 1L));
+            assertThat(q.ledgerByKind(c)).isEqualTo(Map.of("license", Map.of("uncertain", 1L, "claimed", 1L),
+                    "git.repository", Map.of("confirmed", 1L, "claimed", 1L)));
+            assertThat(q.longClaimedCount(c, now)).isEqualTo(1);
+            return null;
+        });
+
+        List<Map<String, Object>> flows = q.flows(null);
+        assertThat(flows.get(0).get("state")).isEqualTo("needs_attention");
+        assertThat(flows.get(0).get("attention")).isEqualTo("check the license");
+        assertThat(flows).hasSize(2);
+        assertThat(q.jobs("default", "succeeded", null, null)).hasSize(3)
+                .allSatisfy(j -> assertThat(j).containsEntry("state", "succeeded").doesNotContainKey("payload"));
+        assertThat(q.jobs(null, null, "no-such", null)).isEmpty();
+        long newest = ((Number) q.jobs(null, null, null, null).get(0).get("id")).longValue();
+        assertThat(q.jobs(null, null, null, newest)).hasSize(4);
+        List<Map<String, Object>> unresolved = q.ledger(null, null);
+        assertThat(unresolved).extracting(e -> e.get("natural_key")).containsExactly("k2", "k1", "k4");
+        assertThat(unresolved).allSatisfy(e -> assertThat(e).doesNotContainKey("data"));
+        assertThat((String) unresolved.get(0).get("updated_at")).as("ISO-8601").endsWith("Z");
+        assertThat(q.ledger("git.repository", "confirmed")).extracting(e -> e.get("natural_key")).containsExactly("k3");
+        Map<String, List<Map<String, Object>>> parts = q.flowParts(flow);
+        assertThat(parts.get("jobs")).hasSize(4);
+        assertThat(parts.get("ledger")).hasSize(4);
+    }
+
+    private static void job(Connection c, String queue, String state, Instant finished, Long flow) throws SQLException {
+        insert(c, "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, finished_at, flow_id)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", queue, "test.kind", "{\"secret\":\"payload\"}", state,
+                Instant.now(), 3, Instant.now(), finished, flow);
+    }
+
+    private static void ledger(Connection c, String kind, String key, long flow, String state, Instant updated)
+            throws SQLException {
+        insert(c, "INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, data, created_at, updated_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", kind, key, flow, "site-1", state, "constraint",
+                "{\"password\":\"never-shown\"}", updated, updated);
+    }
+
+    private static void insert(Connection c, String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i] instanceof Instant t ? DashboardQueries.at(t) : args[i]);
+            }
+            ps.executeUpdate();
+        }
+    }
+
+    private static long one(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql); var rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
