@@ -31,6 +31,7 @@ public final class Provisioning implements AutoCloseable {
     private final SiteResources resources;
     private final dev.converge.provisioning.flow.SiteJobs jobs;
     private final dev.converge.provisioning.limits.Limits limits;
+    private final dev.converge.provisioning.hand.OperatorActions hand;
 
     private Provisioning(Store store, ProvisioningConfig config, NodeOptions node) {
         this.store = store;
@@ -67,6 +68,7 @@ public final class Provisioning implements AutoCloseable {
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
                 receipts);
+        this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
         ServiceMetrics.bind(meters, engine, store);
     }
 
@@ -111,6 +113,11 @@ public final class Provisioning implements AutoCloseable {
 
     public Sites sites() {
         return sites;
+    }
+
+    /** A person's retries and settlements when automation stops. */
+    public dev.converge.provisioning.hand.OperatorActions hand() {
+        return hand;
     }
 
     public Events events() {

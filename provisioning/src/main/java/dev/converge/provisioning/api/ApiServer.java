@@ -77,6 +77,7 @@ public final class ApiServer implements AutoCloseable {
             new SiteRoutes(service.sites(), parts).register(cfg.routes);
             orphans.register(cfg.routes);
             ops.register(cfg.routes);
+            new HandRoutes(service.hand(), parts).register(cfg.routes);
             for (ApiExtension extension : mounted) {
                 extension.configure(cfg, context);
             }

@@ -168,9 +168,15 @@ public final class SiteSteps {
         String why = attention && flow.attention() != null ? flow.attention() : flow.failureReason();
         // the whole reason for operators; tenants see its code and a safe message (SiteFailure)
         log.warn("site {} of tenant {} {}: {}", site.id(), site.tenantId(), attention ? "needs attention" : "failed", why);
+        // after a person's retry the site already needs attention: its flow's end is reported again
+        SiteState from = site.state() == SiteState.NEEDS_ATTENTION && site.teardownFlowId() == null
+                ? SiteState.NEEDS_ATTENTION : SiteState.PROVISIONING;
+        SiteState to = attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED;
+        if (from == to) {
+            return;
+        }
         store.inTransaction(c -> {
-            if (sites.move(c, site.id(), SiteState.PROVISIONING, attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED,
-                    why, store.clock().sqlNow())) {
+            if (sites.move(c, site.id(), from, to, why, store.clock().sqlNow())) {
                 events.record(c, site.tenantId(), site.id(), attention ? "site.needs_attention" : "site.failed", why);
             }
             return null;
