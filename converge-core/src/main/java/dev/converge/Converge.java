@@ -253,6 +253,40 @@ public final class Converge implements AutoCloseable {
                 job.effectiveMaxAttempts(), timeout, job.uniqueKeyOrNull(), null, null, null, null);
     }
 
+    /**
+     * A person's retry of a job that failed for good: it runs again from its first attempt.
+     * Fenced by the job's state, so two retries at once start it once. A job that is a step of a
+     * batch, chain or flow is refused (its failure has already moved them on: retry the flow).
+     *
+     * @return true if this call made it run again; false if it was not failed (retried already,
+     *         or still running, or it succeeded)
+     * @throws IllegalArgumentException without an actor and a reason, or for a step of a flow
+     * @throws java.util.NoSuchElementException if there is no such job
+     */
+    public boolean retryFailedJob(long id, String actor, String reason) {
+        dev.converge.flow.ManualAction.validate(actor, reason);
+        JobRow row = job(id).orElseThrow(() -> new java.util.NoSuchElementException("no job " + id));
+        if (row.flowId() != null || row.chainId() != null || row.batchId() != null) {
+            throw new IllegalArgumentException("job " + id + " is a step of "
+                    + (row.flowId() != null ? "flow " + row.flowId() + ": retry the flow instead"
+                    : row.chainId() != null ? "chain " + row.chainId() : "batch " + row.batchId())
+                    + "; only a job that stands alone is retried by itself");
+        }
+        String note = "retried by " + actor + ": " + reason + (row.lastError() == null ? ""
+                : " (it had failed: " + firstLine(row.lastError()) + ")");
+        boolean won = store.withConnection(c -> runtime.jobs().retryFailed(c, id,
+                note.length() > 4000 ? note.substring(0, 4000) : note, store.clock().sqlNow()));
+        if (won) {
+            runtime.wakeup().signal(row.queue());
+        }
+        return won;
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
     public Optional<JobRow> job(long id) {
         return store.withConnection(c -> runtime.jobs().get(c, id));
     }

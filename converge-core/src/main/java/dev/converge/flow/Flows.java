@@ -203,6 +203,39 @@ public final class Flows {
         }
     }
 
+    /**
+     * A person's retry of a flow that needs attention, from where it stopped: it compensates
+     * again (what gave up runs again; what is done stays done), then reports as any failed flow
+     * does. Fenced by the flow's state: retried twice at once, it restarts once. The person and
+     * the reason go into the flow's history.
+     *
+     * @return true if this call restarted the flow; false if it was not in {@code needs_attention}
+     *         (it was retried already, or it is in another state)
+     */
+    public boolean retry(long flowId, String actor, String reason) {
+        ManualAction.validate(actor, reason);
+        FinishContext[] tx = new FinishContext[1];
+        boolean won = rt.store().inRetriedTransaction(c -> {
+            tx[0] = rt.finishContext(c);
+            return tracker.retry(tx[0], flowId, actor, reason);
+        });
+        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+        return won;
+    }
+
+    /**
+     * Records in the flow's history, in the caller's transaction, what a person did to something
+     * the flow owns (a ledger entry settled by hand): the flow's state does not change.
+     */
+    public void recordAction(Connection c, long flowId, String actor, String what) {
+        try {
+            FlowState state = tracker.store().lockState(c, flowId);
+            tracker.store().addEvent(c, flowId, state, state, what, actor, rt.store().clock().sqlNow());
+        } catch (SQLException e) {
+            throw new StoreException("recording a manual action failed", e);
+        }
+    }
+
     /** Marks a flow as needing a person when it ends (an unsafe operation's outcome is unknown). */
     public void flagAttention(long flowId, String reason) {
         rt.store().withConnection(c -> {

@@ -58,6 +58,32 @@ public final class Ledger {
         return engine.teardownSubject(ctx, subject);
     }
 
+    /**
+     * A person settles an entry the machine could not decide (claimed or uncertain, its owner not
+     * running): the resource exists at the leaf under {@code leafId}, so the entry is adopted and
+     * confirmed (a later teardown deletes it like any other). Fenced by the entry's state,
+     * generation and owner: of two settlements at once, one applies; a stale delivery of the old
+     * owner can no longer confirm or release it. Recorded, with who and why, in the owning flow's
+     * history.
+     *
+     * @return true if this call settled it; false if it was not unresolved, or its owner still runs
+     */
+    public boolean settleExists(long entryId, String leafId, String actor, String reason) {
+        if (leafId == null) {
+            throw new IllegalArgumentException("the leaf's id of the resource is required");
+        }
+        return engine.settle(entryId, leafId, actor, reason);
+    }
+
+    /** As {@link #settleExists}, when the resource does not exist at the leaf: the entry is released. */
+    public boolean settleAbsent(long entryId, String actor, String reason) {
+        return engine.settle(entryId, null, actor, reason);
+    }
+
+    public Optional<LedgerEntry> entry(long entryId) {
+        return engine.entry(entryId);
+    }
+
     public List<LedgerEntry> entriesOfFlow(long flowId) {
         return engine.entriesOfFlow(flowId);
     }

@@ -41,6 +41,7 @@ public final class JobStore {
     private final Sql cancelAvailableInFlow;
     private final Sql countByState;
     private final Sql dbNow;
+    private final Sql retryFailed;
 
     public JobStore(Dialect dialect) {
         this.dialect = dialect;
@@ -65,6 +66,10 @@ public final class JobStore {
         this.countByState = Sql.of(dialect, "SELECT state, COUNT(*) AS n FROM cv_job WHERE (:queue IS NULL OR queue = :queue) "
                 + "GROUP BY state");
         this.dbNow = Sql.of(dialect, "SELECT {now} AS now_ts");
+        // a person's retry of a job that failed for good; one conditional update, so two at once run it once
+        this.retryFailed = Sql.of(dialect, "UPDATE cv_job SET state = 'available', attempt = 0, run_at = {now}, "
+                + "lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, finished_at = NULL, last_error = :note "
+                + "WHERE id = :id AND state = 'failed' AND batch_id IS NULL AND chain_id IS NULL AND flow_id IS NULL");
         this.traceParentOf = Sql.of(dialect, "SELECT trace_parent FROM cv_job WHERE id = :id");
     }
 
@@ -206,6 +211,14 @@ public final class JobStore {
 
     public Optional<JobRow> get(Connection c, long id) throws SQLException {
         return Optional.ofNullable(get.queryOne(c, Params.of().bigint("id", id), JobStore::row));
+    }
+
+    /**
+     * Makes a job that failed for good available again, with its attempts counted afresh; false if
+     * it is not failed (another retry won) or belongs to a batch, chain or flow.
+     */
+    public boolean retryFailed(Connection c, long id, String note, Instant now) throws SQLException {
+        return retryFailed.update(c, Params.of().now(now).bigint("id", id).text("note", note)) == 1;
     }
 
     public Optional<JobRow> byUniqueKey(Connection c, String key) throws SQLException {

@@ -175,6 +175,33 @@ public final class Tokens {
     }
 
     /**
+     * A person settles a token whose use is unknown (checked out, its use started, its owner gone
+     * and the leaf unable to tell): {@code used} spends it, otherwise it is available again for
+     * another use. Fenced by the token's state and owner: of two settlements at once, one applies,
+     * and a stale delivery of the old owner can no longer spend or give it back.
+     *
+     * @return true if this call settled it; false if its use is not unknown (or its owner still runs)
+     */
+    public boolean settle(long tokenId, boolean used, String actor, String reason) {
+        dev.converge.flow.ManualAction.validate(actor, reason);
+        Token t = rt.store().withConnection(c -> store.byId(c, tokenId))
+                .orElseThrow(() -> new java.util.NoSuchElementException("no token " + tokenId));
+        if (t.state() != TokenState.CHECKED_OUT || t.usedAt() == null) {
+            return false;
+        }
+        boolean won = rt.store().withConnection(c -> store.settle(c, t, used, now()));
+        if (won) {
+            log.info("token {} of pool {} settled by {}: {}; {}", t.id(), t.pool(), actor,
+                    used ? "its use happened, spent" : "its use did not happen, available again", reason);
+        }
+        return won;
+    }
+
+    public Optional<Token> get(long tokenId) {
+        return rt.store().withConnection(c -> store.byId(c, tokenId));
+    }
+
+    /**
      * Uses the subject's token of the pool for the operation, at most once. Returns the
      * operation's result, or {@code alreadySpent} if an earlier delivery spent it.
      */

@@ -33,6 +33,7 @@ public final class Provisioning implements AutoCloseable {
     private final dev.converge.provisioning.limits.Limits limits;
     private final dev.converge.provisioning.assistant.Conversations conversations;
     private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
+    private final dev.converge.provisioning.hand.OperatorActions hand;
 
     private Provisioning(Store store, ProvisioningConfig config, NodeOptions node,
             dev.converge.provisioning.assistant.ModelSettings model) {
@@ -79,6 +80,7 @@ public final class Provisioning implements AutoCloseable {
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
                 receipts);
+        this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
         ServiceMetrics.bind(meters, engine, store);
         this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);
     }
@@ -130,6 +132,11 @@ public final class Provisioning implements AutoCloseable {
 
     public Sites sites() {
         return sites;
+    }
+
+    /** A person's retries and settlements when automation stops. */
+    public dev.converge.provisioning.hand.OperatorActions hand() {
+        return hand;
     }
 
     public Events events() {

@@ -52,6 +52,9 @@ public final class FlowStore {
     private final Sql compensationDeadline;
     private final Sql notDone;
     private final Sql runningSteps;
+    private final Sql reopen;
+    private final Sql resetGaveUp;
+    private final Sql retries;
 
     public FlowStore(Dialect d) {
         this.dialect = d;
@@ -65,9 +68,9 @@ public final class FlowStore {
                 + "failure_reason = COALESCE(:reason, failure_reason), "
                 + "finished_at = CASE WHEN :terminal THEN {now} ELSE finished_at END WHERE id = :id AND state = :from");
         attention = Sql.of(d, "UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
-        event = Sql.of(d, "INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason) "
-                + "VALUES (:flow_id, {now}, :from, :to, :reason)");
-        history = Sql.of(d, "SELECT id, flow_id, at, from_state, to_state, reason FROM cv_flow_event "
+        event = Sql.of(d, "INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason, actor) "
+                + "VALUES (:flow_id, {now}, :from, :to, :reason, :actor)");
+        history = Sql.of(d, "SELECT id, flow_id, at, from_state, to_state, reason, actor FROM cv_flow_event "
                 + "WHERE flow_id = :flow_id ORDER BY id");
         overdue = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
                 + "LIMIT :limit");
@@ -92,6 +95,13 @@ public final class FlowStore {
         compensationDeadline = Sql.of(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
         notDone = Sql.of(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
         lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        // a person's retry: the one way out of needs_attention, back into compensation, once
+        reopen = Sql.of(d, "UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
+                + "finished_at = NULL, updated_at = {now}, deadline = {now+:deadline_ms} "
+                + "WHERE id = :id AND state = 'needs_attention'");
+        resetGaveUp = Sql.of(d, "UPDATE cv_compensation SET state = 'pending', attempts = 0, finished_at = NULL "
+                + "WHERE flow_id = :flow_id AND state = 'failed'");
+        retries = Sql.of(d, "SELECT retries FROM cv_flow WHERE id = :id");
         runningSteps = Sql.of(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
         states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
                 + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
@@ -149,8 +159,33 @@ public final class FlowStore {
 
     public void addEvent(Connection c, long flowId, FlowState from, FlowState to, String reason, Instant now)
             throws SQLException {
+        addEvent(c, flowId, from, to, reason, null, now);
+    }
+
+    /** A history entry made by a person ({@code actor}), or by the engine when it is null. */
+    public void addEvent(Connection c, long flowId, FlowState from, FlowState to, String reason, String actor,
+            Instant now) throws SQLException {
         event.update(c, Params.of().now(now).bigint("flow_id", flowId).text("from", from == null ? null : from.sql())
-                .text("to", to.sql()).text("reason", truncate(reason)));
+                .text("to", to.sql()).text("reason", truncate(reason)).text("actor", actor));
+    }
+
+    /**
+     * Moves a flow that needs attention back to compensating, clearing its attention and giving
+     * its compensation a fresh deadline; false if it was not in needs_attention (another retry won).
+     */
+    public boolean reopen(Connection c, long flowId, long deadlineMs, Instant now) throws SQLException {
+        return reopen.update(c, Params.of().now(now).bigint("id", flowId).bigint("deadline_ms", deadlineMs)) == 1;
+    }
+
+    /** Makes the flow's compensations that gave up pending again, with their attempts counted afresh. */
+    public int resetGaveUp(Connection c, long flowId) throws SQLException {
+        return resetGaveUp.update(c, Params.of().bigint("flow_id", flowId));
+    }
+
+    /** How many times a person restarted the flow. */
+    public int retries(Connection c, long flowId) throws SQLException {
+        Integer n = retries.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getInt(1));
+        return n == null ? 0 : n;
     }
 
     public void flagAttention(Connection c, long flowId, String reason, Instant now) throws SQLException {
@@ -161,7 +196,7 @@ public final class FlowStore {
         return history.query(c, Params.of().bigint("flow_id", flowId), rs -> new FlowEvent(rs.getLong("id"),
                 rs.getLong("flow_id"), Sql.instant(rs, "at"),
                 rs.getString("from_state") == null ? null : FlowState.fromSql(rs.getString("from_state")),
-                FlowState.fromSql(rs.getString("to_state")), rs.getString("reason")));
+                FlowState.fromSql(rs.getString("to_state")), rs.getString("reason"), rs.getString("actor")));
     }
 
     public List<Long> overdue(Connection c, int limit, Instant now) throws SQLException {

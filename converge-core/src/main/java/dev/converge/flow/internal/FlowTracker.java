@@ -180,6 +180,32 @@ public final class FlowTracker implements ChainListener {
         return end(tx, store.get(tx.connection(), flowId).orElseThrow(), FlowState.NEEDS_ATTENTION, why);
     }
 
+    /**
+     * A person's retry of a flow that needs attention: back to compensating from where it
+     * stopped (compensations that gave up run again, newest first; those done stay done), with
+     * the person and the reason in its history. One conditional update from
+     * {@code needs_attention}: of any number of retries at once, one restarts it.
+     *
+     * @return whether this call restarted the flow
+     */
+    public boolean retry(FinishContext tx, long flowId, String actor, String reason) throws SQLException {
+        if (!store.reopen(tx.connection(), flowId, compensationAtLeastMs, tx.now())) {
+            return false;
+        }
+        store.addEvent(tx.connection(), flowId, FlowState.NEEDS_ATTENTION, FlowState.COMPENSATING,
+                "retried by a person: " + reason, actor, tx.now());
+        store.resetGaveUp(tx.connection(), flowId);
+        tx.enqueue(new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + "}", null, 0,
+                Compensator.ATTEMPTS, null, "flow:" + flowId + ":compensate" + round(tx, flowId), null, null, null, null));
+        return true;
+    }
+
+    /** Keys the jobs of a restarted flow apart from the earlier rounds' (unique keys are for ever). */
+    private String round(FinishContext tx, long flowId) throws SQLException {
+        int n = store.retries(tx.connection(), flowId);
+        return n == 0 ? "" : ":retry-" + n;
+    }
+
     /** The one way out of compensating: the end state, its reason, then the failure report (once). */
     private boolean end(FinishContext tx, FlowRow row, FlowState end, String why) throws SQLException {
         long flowId = row.view().id();
@@ -187,7 +213,7 @@ public final class FlowTracker implements ChainListener {
             return false;
         }
         if (row.onFailure() != null) {
-            tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed"));
+            tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed" + round(tx, flowId)));
         }
         return true;
     }

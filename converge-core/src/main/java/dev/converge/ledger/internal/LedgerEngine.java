@@ -7,6 +7,7 @@ import dev.converge.ledger.LeafCall;
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.OutcomeUnknown;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceType;
@@ -139,12 +140,40 @@ public final class LedgerEngine {
         return true;
     }
 
+    /** See {@link dev.converge.ledger.Ledger#settleExists}. */
+    public boolean settle(long entryId, String leafId, String actor, String reason) {
+        dev.converge.flow.ManualAction.validate(actor, reason);
+        if (leafId != null && (leafId.isBlank() || leafId.length() > 500)) {
+            throw new IllegalArgumentException("the leaf's id must be 1-500 characters");
+        }
+        LedgerEntry e = ops.byId(entryId).orElseThrow(() -> new java.util.NoSuchElementException("no ledger entry " + entryId));
+        if (e.state() != LedgerState.CLAIMED && e.state() != LedgerState.UNCERTAIN) {
+            return false;
+        }
+        String what = "ledger entry " + e.id() + " (" + e.kind() + " '" + e.naturalKey() + "') settled by a person: "
+                + (leafId != null ? "it exists, leaf id " + leafId + "; adopted and confirmed" : "it does not exist; released")
+                + ": " + reason;
+        return ops.rt.store().inTransaction(c -> {
+            if (!ops.store.settle(c, e, leafId, what, ops.now())) {
+                return false;
+            }
+            if (e.flowId() != null) {
+                ops.flows.recordAction(c, e.flowId(), actor, what);
+            }
+            return true;
+        });
+    }
+
     public List<LedgerEntry> entriesOfFlow(long flowId) {
         return ops.db(c -> ops.store.byFlow(c, flowId));
     }
 
     public List<LedgerEntry> entriesOfSubject(String subject) {
         return ops.db(c -> ops.store.bySubject(c, subject));
+    }
+
+    public Optional<LedgerEntry> entry(long entryId) {
+        return ops.byId(entryId);
     }
 
     public Optional<LedgerEntry> entry(String kind, String key) {

@@ -48,6 +48,7 @@ public final class LedgerStore {
     private final Sql ownerAlive;
     private final Sql stale;
     private final Sql live;
+    private final Sql settle;
 
     public LedgerStore(Dialect d) {
         byKey = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key");
@@ -83,6 +84,13 @@ public final class LedgerStore {
         stale = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', 'deleting') "
                 + "AND updated_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
                 + "AND j.state IN ('running', 'available')) AND l.id > :after ORDER BY id LIMIT :limit");
+        // a person settles an entry the machine could not: only while no delivery of its owner runs
+        // (a stale one can no longer confirm it: it is no longer the owner), and only the generation seen
+        settle = Sql.of(d, "UPDATE cv_ledger SET state = :to, leaf_id = COALESCE(:leaf_id, leaf_id), last_error = :note, "
+                + "owner_job_id = NULL, owner_epoch = NULL, updated_at = {now}, "
+                + "confirmed_at = CASE WHEN :confirm THEN {now} ELSE confirmed_at END "
+                + "WHERE id = :id AND state IN ('claimed', 'uncertain') AND generation = :generation "
+                + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_ledger.owner_job_id AND j.state = 'running')");
         live = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
                 + "('claimed', 'uncertain', 'confirmed', 'deleting')");
     }
@@ -153,6 +161,17 @@ public final class LedgerStore {
             throws SQLException {
         return finishDeleting.update(c, lease(by, now).bigint("id", id).text("to", to.sql())
                 .text("error", truncate(error))) == 1;
+    }
+
+    /**
+     * A person's settlement of an unresolved entry: confirmed with the leaf's id it was found
+     * under, or released because it does not exist; false if the entry moved on (or its owner runs).
+     */
+    public boolean settle(Connection c, LedgerEntry e, String leafId, String note, Instant now) throws SQLException {
+        boolean exists = leafId != null;
+        return settle.update(c, Params.of().now(now).bigint("id", e.id()).integer("generation", e.generation())
+                .text("to", exists ? LedgerState.CONFIRMED.sql() : LedgerState.RELEASED.sql()).text("leaf_id", leafId)
+                .bool("confirm", exists).text("note", truncate(note))) == 1;
     }
 
     /** Whether the delivery that owns an entry is alive: running, same epoch, lease not expired. */

@@ -36,6 +36,7 @@ public final class TokenStore {
     private final Sql all;
     private final Sql ownerAlive;
     private final Sql staleUsed;
+    private final Sql settle;
 
     public TokenStore(Dialect d) {
         insert = Sql.of(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
@@ -72,6 +73,16 @@ public final class TokenStore {
         all = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
         ownerAlive = Sql.of(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
+        // a person settles a token whose use is unknown: only while no delivery of its owner runs
+        settle = Sql.of(d, "UPDATE cv_token SET state = :to, spent_at = CASE WHEN :spent THEN {now} ELSE spent_at END, "
+                + "owner = CASE WHEN :spent THEN owner ELSE NULL END, "
+                + "owner_job_id = CASE WHEN :spent THEN owner_job_id ELSE NULL END, "
+                + "owner_epoch = CASE WHEN :spent THEN owner_epoch ELSE NULL END, "
+                + "checked_out_at = CASE WHEN :spent THEN checked_out_at ELSE NULL END, "
+                + "used_at = CASE WHEN :spent THEN used_at ELSE NULL END "
+                + "WHERE id = :id AND state = 'checked_out' AND used_at IS NOT NULL "
+                + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch "
+                + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id AND j.state = 'running')");
         staleUsed = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
                 + "AND j.state IN ('running', 'available')) AND id > :after ORDER BY id LIMIT :limit");
@@ -186,5 +197,16 @@ public final class TokenStore {
                 TokenState.fromSql(rs.getString("state")), Sql.nullableLong(rs, "owner_job_id"),
                 Sql.nullableLong(rs, "owner_epoch"), Sql.instant(rs, "checked_out_at"), Sql.instant(rs, "used_at"),
                 Sql.instant(rs, "spent_at"), Sql.instant(rs, "created_at"));
+    }
+
+    /**
+     * A person settles a token whose use started under an owner that is gone: spent (the use
+     * happened) or available again (it did not). False if the token moved on or its owner runs.
+     */
+    public boolean settle(Connection c, Token t, boolean used, Instant now) throws SQLException {
+        return settle.update(c, Params.of().bigint("id", t.id()).text("to", used ? "spent" : "available")
+                .bool("spent", used).bigint("old_job", t.ownerJobId() == null ? -1L : t.ownerJobId())
+                .bigint("old_epoch", t.ownerEpoch() == null ? -1L : t.ownerEpoch())
+                .now(now)) == 1;
     }
 }

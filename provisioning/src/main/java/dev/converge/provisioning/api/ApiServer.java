@@ -78,6 +78,7 @@ public final class ApiServer implements AutoCloseable {
             new ConversationRoutes(service.conversations(), parts).register(cfg.routes);
             orphans.register(cfg.routes);
             ops.register(cfg.routes);
+            new HandRoutes(service.hand(), parts).register(cfg.routes);
             for (ApiExtension extension : mounted) {
                 extension.configure(cfg, context);
             }

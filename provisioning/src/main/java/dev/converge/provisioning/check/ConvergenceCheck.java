@@ -160,6 +160,9 @@ public final class ConvergenceCheck {
                 violation("orphans", who + " still has " + held + " " + kind + " '" + key + "'");
             }
         }
+        if (site.state() == SiteState.FAILED && mails > 0) {
+            violation("status_mismatches", who + " failed but " + mails + " welcome email(s) went out");
+        }
         if (site.state() == SiteState.ACTIVE && mails != 1) {
             violation("status_mismatches", who + " is active but " + mails + " welcome emails went out");
         }

@@ -13,6 +13,7 @@ final class Commands {
         cl.addSubcommand(new McpCommand());
         cl.addSubcommand(new ApproveDeleteCommand());
         cl.addSubcommand(new PermitWelcomeCommand());
+        cl.addSubcommand(new HandCommand());
         cl.addSubcommand(new DemoCommand());
         cl.addSubcommand(new ServerCommand());
         cl.addSubcommand(new WorkerCommand());

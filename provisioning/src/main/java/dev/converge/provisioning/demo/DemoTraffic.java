@@ -59,7 +59,7 @@ final class DemoTraffic {
                 all.add(pool.submit(() -> {
                     if (takenElsewhere) {
                         taken.incrementAndGet();
-                        someoneElseTakes.accept(subdomain(n));
+                        takeElsewhere(subdomain(n));
                     }
                     requestOne(n, resend, accepted);
                     return null;
@@ -75,6 +75,25 @@ final class DemoTraffic {
                 + "identical replay; %d repositories taken by someone else first", accepted.size(), refused.get(),
                 resent.get(), identical.get(), taken.get());
         return accepted;
+    }
+
+    /**
+     * Another customer's create meets the leaf's faults as ours do: it is tried again until the
+     * git host has taken the name (an earlier try that went through makes the next one find it taken).
+     */
+    private void takeElsewhere(String name) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                someoneElseTakes.accept(name);
+                return;
+            } catch (dev.converge.ledger.ResourceExists taken) {
+                return;
+            } catch (RuntimeException e) {
+                if (attempt >= 20) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private void requestOne(int n, boolean resend, Set<Long> accepted) throws InterruptedException {

@@ -35,9 +35,11 @@ final class NaiveSiteSteps {
     private final Events events;
     private final Sql record;
     private final Sql recordNew;
+    private final SiteJobs jobs;
 
     NaiveSiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources, SmtpMailer mailer,
-            Receipts receipts) {
+            Receipts receipts, SiteJobs jobs) {
+        this.jobs = jobs;
         this.store = store;
         this.sites = sites;
         this.leads = leads;
@@ -92,5 +94,6 @@ final class NaiveSiteSteps {
             events.record(c, site.tenantId(), site.id(), "site.active", receipts.expectedUrl(site.subdomain()));
             return null;
         });
+        ctx.enqueue(dev.converge.queue.Job.of(jobs.welcome, ref)); // no unique key: naive
     }
 }

@@ -9,9 +9,10 @@ import dev.converge.queue.Job;
 import java.time.Duration;
 
 /**
- * The two flows of a site. Provisioning: a fail-fast batch creating every resource, then deploy,
- * then the welcome email; confirmation only after the flow succeeded; on failure, compensation
- * (the ledger tears down what was created, newest first), then the failure report. Teardown:
+ * The two flows of a site. Provisioning: a fail-fast batch creating every resource, then deploy;
+ * confirmation only after the flow succeeded, and the welcome email (which cannot be undone)
+ * only after the confirmation, from an outbox job it queues; on failure, compensation (the ledger
+ * tears down what was created, newest first), then the failure report. Teardown:
  * stop provisioning if it runs, tear down what the ledger holds, then record the deletion.
  */
 public final class SiteFlows {
@@ -37,7 +38,6 @@ public final class SiteFlows {
         return Flow.of(PROVISION, site.subject()).deadline(deadline)
                 .step(create)
                 .step(Job.of(jobs.deploy, ref))
-                .step(Job.of(jobs.welcome, ref))
                 .onSuccess(Job.of(jobs.confirm, ref))
                 .onFailure(Job.of(jobs.reportFailure, ref));
     }

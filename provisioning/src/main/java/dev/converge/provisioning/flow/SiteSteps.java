@@ -22,6 +22,7 @@ import dev.converge.provisioning.site.Receipts;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.provisioning.site.SiteStore;
+import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
@@ -48,6 +49,7 @@ public final class SiteSteps {
     private final ProvisioningConfig config;
     private final Receipts receipts;
     private boolean naive;
+    private SiteJobs jobs;
 
     public SiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources,
             ProvisioningConfig config, Receipts receipts) {
@@ -66,13 +68,14 @@ public final class SiteSteps {
      * without workers) only declares the job types it enqueues.
      */
     public Converge.Builder register(Converge.Builder b, SiteJobs jobs, boolean works) {
+        this.jobs = jobs;
         resources.all().forEach(b::resource);
         if (!works) {
             return b.declare(jobs.createResource).declare(jobs.deploy).declare(jobs.welcome).declare(jobs.confirm)
                     .declare(jobs.reportFailure).declare(jobs.teardown).declare(jobs.reportTeardownFailure);
         }
         if (naive) {
-            NaiveSiteSteps bad = new NaiveSiteSteps(store, sites, leads, events, resources, mailer, receipts);
+            NaiveSiteSteps bad = new NaiveSiteSteps(store, sites, leads, events, resources, mailer, receipts, jobs);
             b.handle(jobs.createResource, bad::createResource).handle(jobs.welcome, bad::welcome)
                     .handle(jobs.confirm, bad::confirm);
         } else {
@@ -114,14 +117,27 @@ public final class SiteSteps {
         }));
     }
 
+    /**
+     * The outbox step queued by {@link #confirm}: the email goes out only for a site that is
+     * active now. A site deleted after its confirmation (or one never confirmed) gets none.
+     */
     void welcome(SiteRef ref, JobContext ctx) {
         Site site = site(ref.siteId());
+        if (site.state() != SiteState.ACTIVE) {
+            log.info("site {} is {}: its welcome email is not sent", site.id(), site.state().sql());
+            return;
+        }
         Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
         ctx.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), new WelcomeMail(mailer, config.mailLookup(),
                 lead.email(), Long.toString(site.id()), site.subdomain(), receipts.expectedUrl(site.subdomain())));
     }
 
-    /** Runs once the provisioning flow has durably succeeded: only now is the site active and the lead a customer. */
+    /**
+     * Runs once the provisioning flow has durably succeeded: only now is the site active and the
+     * lead a customer. Then, and only while the site is still active, it queues the welcome email
+     * (once per site, by its unique key): a delivery that dies after the confirmation queues it on
+     * its retry, and a site deleted in between gets none.
+     */
     void confirm(SiteRef ref, JobContext ctx) throws Exception {
         Site site = site(ref.siteId());
         Map<String, Object> confirmation = new LinkedHashMap<>();
@@ -137,6 +153,13 @@ public final class SiteSteps {
             }
             return null;
         });
+        if (site(site.id()).state() == SiteState.ACTIVE) {
+            ctx.enqueue(Job.of(jobs.welcome, ref).uniqueKey(welcomeKey(site.id())));
+        }
+    }
+
+    static String welcomeKey(long siteId) {
+        return "site:" + siteId + ":welcome";
     }
 
     /** Runs after the failed provisioning flow's compensation: reports the failure, never before. */
@@ -147,9 +170,15 @@ public final class SiteSteps {
         String why = attention && flow.attention() != null ? flow.attention() : flow.failureReason();
         // the whole reason for operators; tenants see its code and a safe message (SiteFailure)
         log.warn("site {} of tenant {} {}: {}", site.id(), site.tenantId(), attention ? "needs attention" : "failed", why);
+        // after a person's retry the site already needs attention: its flow's end is reported again
+        SiteState from = site.state() == SiteState.NEEDS_ATTENTION && site.teardownFlowId() == null
+                ? SiteState.NEEDS_ATTENTION : SiteState.PROVISIONING;
+        SiteState to = attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED;
+        if (from == to) {
+            return;
+        }
         store.inTransaction(c -> {
-            if (sites.move(c, site.id(), SiteState.PROVISIONING, attention ? SiteState.NEEDS_ATTENTION : SiteState.FAILED,
-                    why, store.clock().sqlNow())) {
+            if (sites.move(c, site.id(), from, to, why, store.clock().sqlNow())) {
                 events.record(c, site.tenantId(), site.id(), attention ? "site.needs_attention" : "site.failed", why);
             }
             return null;

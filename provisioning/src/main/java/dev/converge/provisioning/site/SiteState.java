@@ -15,7 +15,8 @@ public enum SiteState {
             PROVISIONING, EnumSet.of(ACTIVE, FAILED, NEEDS_ATTENTION, DELETING),
             ACTIVE, EnumSet.of(DELETING),
             FAILED, EnumSet.of(DELETING),
-            NEEDS_ATTENTION, EnumSet.of(DELETING),
+            // a person retried its provisioning flow and the compensation then finished
+            NEEDS_ATTENTION, EnumSet.of(DELETING, FAILED),
             DELETING, EnumSet.of(DELETED, NEEDS_ATTENTION),
             DELETED, EnumSet.noneOf(SiteState.class));
 

@@ -53,6 +53,12 @@ class ScopeTableTest {
         TABLE.put("GET /v1/sites/{id}", READ);
         TABLE.put("POST /v1/sites/{id}/welcome-resends", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/sites/{id}/delete-approvals", EnumSet.of(Scope.APPROVER));
+        TABLE.put("POST /v1/sites/{id}/retries", EnumSet.of(Scope.APPROVER));
+        TABLE.put("POST /v1/ops/jobs/{id}/retries", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/ops/flows/{id}/retries", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/ops/ledger-entries/{id}/settlements", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/ops/tokens/{id}/settlements", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/ops/actions", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /mcp", EnumSet.of(Scope.AGENT));
         TABLE.put("POST /v1/conversations", EnumSet.of(Scope.AGENT, Scope.SERVICE));
         TABLE.put("GET /v1/conversations/{id}", READ);

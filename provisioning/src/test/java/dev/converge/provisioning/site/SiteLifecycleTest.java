@@ -32,7 +32,8 @@ class SiteLifecycleTest {
             for (String leaf : LeafSim.LEAVES) {
                 assertThat(f.leaves().leafSim().inventory(leaf).current()).as(leaf).hasSize(1);
             }
-            assertThat(f.leaves().smtp().countForSite(Long.toString(site.id()))).isEqualTo(1);
+            // the welcome email goes out after the confirmation, from the outbox job it queued
+            await().atMost(Duration.ofSeconds(30)).until(() -> f.leaves().smtp().countForSite(Long.toString(site.id())) == 1);
             SiteView view = p.sites().view(tenant.tenant().id(), site.id()).orElseThrow();
             assertThat(view.resources()).hasSize(3).allMatch(r -> r.state().equals("confirmed") && r.leafId() != null);
 
