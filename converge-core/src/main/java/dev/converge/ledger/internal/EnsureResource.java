@@ -51,6 +51,7 @@ final class EnsureResource {
         ops.crash(ctx, CrashPoint.AFTER_CLAIM);
         if (type.supportsLookup()) {
             ctx.checkLease();
+            TransactionGuard.assertNoTransaction("lookup of " + type.kind());
             Optional<LeafResource> found = type.find(key);
             if (found.isPresent()) {
                 return adopt(ctx, e, found.get(), tag);
@@ -214,6 +215,7 @@ final class EnsureResource {
             ops.db(c -> ops.store.release(c, e.id(), x.getMessage(), ctx.lease(), ops.now()));
             throw LedgerOps.conflict(e, "exists at the leaf and cannot be looked up to tell whose it is");
         }
+        TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = type.find(e.naturalKey());
         if (found.isEmpty()) {
             // said "exists" but cannot be found: it is being created or deleted right now; look again later
