@@ -218,8 +218,10 @@ final class EnsureResource {
         TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = type.find(e.naturalKey());
         if (found.isEmpty()) {
-            // said "exists" but cannot be found: it is being created or deleted right now; look again later
-            throw new ClaimHeld(type.kind() + " '" + e.naturalKey() + "' exists at the leaf but was not found; retrying");
+            // said "exists" but cannot be found: it is being created or deleted right now; look again later.
+            // Not a held claim (nobody of ours holds it): an ordinary retry, bounded by the job's attempts
+            throw new dev.converge.ConvergeException(type.kind() + " '" + e.naturalKey()
+                    + "' exists at the leaf but was not found; retrying");
         }
         return adopt(ctx, e, found.get(), tag);
     }
