@@ -58,8 +58,7 @@ public final class Demo {
                         leaves.smtp().port(), api.port());
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
-                DemoTraffic traffic = new DemoTraffic(client, s, progress,
-                        name -> gitHost.create(name, "another customer's repository", null));
+                DemoTraffic traffic = new DemoTraffic(client, s, progress, new RivalRepository(gitHost)::take);
                 Set<Long> accepted = traffic.requestSites();
                 waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
                 traffic.deleteSome(service, tenant.tenant().id());
