@@ -12,7 +12,7 @@ import dev.converge.queue.NewJob;
 public record JobSpec(String queue, String kind, String payload, int maxAttempts, Long timeoutMs, long delayMs,
         String uniqueKey) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = dev.converge.queue.internal.JsonCodec.shared();
 
     public static JobSpec of(NewJob job) {
         return new JobSpec(job.queue(), job.kind(), job.payload(), job.maxAttempts(), job.timeoutMs(), job.delayMs(),

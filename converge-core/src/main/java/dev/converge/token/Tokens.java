@@ -144,6 +144,8 @@ public final class Tokens {
 
     /** The handler of the settling job: take the token over, then let the leaf decide. */
     public void onResolve(TokenRef ref, JobContext ctx) {
+        // refused before the token is taken over: settling it means asking the leaf (R12)
+        TransactionGuard.assertNoTransaction("settling token " + ref.tokenId());
         Optional<Token> found = rt.store().withConnection(c -> store.byId(c, ref.tokenId()));
         if (found.isEmpty() || found.get().state() != TokenState.CHECKED_OUT || found.get().usedAt() == null
                 || ownerAlive(found.get())) {
@@ -158,6 +160,7 @@ public final class Tokens {
         if (!rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()))) {
             return; // someone else moved it meanwhile
         }
+        TransactionGuard.assertNoTransaction("lookup of pool " + t.pool());
         Optional<Boolean> used = lookup.wasUsed(t.value());
         if (used.isEmpty()) {
             log.warn("token {} of pool {}: its use may have happened and the leaf cannot tell; left for a person",
@@ -275,6 +278,7 @@ public final class Tokens {
             } else if (t.usedAt() == null) {
                 got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
             } else {
+                TransactionGuard.assertNoTransaction("lookup of " + op.name());
                 Optional<Boolean> used = op.wasUsed(t.value());
                 if (used.isEmpty()) {
                     throw unknown(ctx, op, null);

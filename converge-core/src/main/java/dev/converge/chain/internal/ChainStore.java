@@ -20,7 +20,7 @@ import java.util.List;
 
 /** The SQL of {@code cv_chain}: position moves by a conditional update, so each link starts once. */
 public final class ChainStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = dev.converge.queue.internal.JsonCodec.shared();
 
     /** A chain row with its stored links and callbacks. */
     public record ChainRow(ChainProgress progress, List<LinkSpec> links, JobSpec catchJob, JobSpec finallyJob) {

@@ -51,6 +51,7 @@ final class EnsureResource {
         ops.crash(ctx, CrashPoint.AFTER_CLAIM);
         if (type.supportsLookup()) {
             ctx.checkLease();
+            TransactionGuard.assertNoTransaction("lookup of " + type.kind());
             Optional<LeafResource> found = type.find(key);
             if (found.isPresent()) {
                 return adopt(ctx, e, found.get(), tag);
@@ -214,10 +215,13 @@ final class EnsureResource {
             ops.db(c -> ops.store.release(c, e.id(), x.getMessage(), ctx.lease(), ops.now()));
             throw LedgerOps.conflict(e, "exists at the leaf and cannot be looked up to tell whose it is");
         }
+        TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = type.find(e.naturalKey());
         if (found.isEmpty()) {
-            // said "exists" but cannot be found: it is being created or deleted right now; look again later
-            throw new ClaimHeld(type.kind() + " '" + e.naturalKey() + "' exists at the leaf but was not found; retrying");
+            // said "exists" but cannot be found: it is being created or deleted right now; look again later.
+            // Not a held claim (nobody of ours holds it): an ordinary retry, bounded by the job's attempts
+            throw new dev.converge.ConvergeException(type.kind() + " '" + e.naturalKey()
+                    + "' exists at the leaf but was not found; retrying");
         }
         return adopt(ctx, e, found.get(), tag);
     }

@@ -204,6 +204,7 @@ public final class LedgerEngine {
     }
 
     public List<LeafResource> orphans(ResourceType type) {
+        TransactionGuard.assertNoTransaction("inventory of " + type.kind());
         List<LeafResource> inventory = type.list();
         Set<String> leafIds = new HashSet<>();
         Set<String> pendingKeys = new HashSet<>();

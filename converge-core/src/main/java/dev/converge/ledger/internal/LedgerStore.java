@@ -24,7 +24,7 @@ import java.util.Optional;
  * that epoch. Zero rows means "you no longer own this".
  */
 public final class LedgerStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = dev.converge.queue.internal.JsonCodec.shared();
     private static final String COLUMNS = "id, kind, natural_key, flow_id, subject, state, safety, leaf_id, data, "
             + "generation, owner_job_id, owner_epoch, last_error, created_at, updated_at, confirmed_at";
     /** The writer's delivery is still the job's current one. */

@@ -7,6 +7,7 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.JobContext;
+import dev.converge.store.TransactionGuard;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,8 @@ final class ResolveEntry {
     }
 
     void resolve(JobContext ctx, long entryId) {
+        // refused before the entry is taken over: resolving it means asking the leaf (R12)
+        TransactionGuard.assertNoTransaction("resolve of ledger entry " + entryId);
         Optional<LedgerEntry> cur = ops.byId(entryId);
         if (cur.isEmpty() || !cur.get().state().unresolved() || ops.ownerAlive(cur.get())) {
             return;
@@ -46,6 +49,7 @@ final class ResolveEntry {
         if (!ops.db(c -> ops.store.takeOver(c, e, null, ctx.lease(), ops.now()))) {
             return; // someone else moved it meanwhile
         }
+        TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = type.find(e.naturalKey());
         String tag = LedgerTags.tagFor(e.subject());
         boolean ok;

@@ -27,6 +27,8 @@ final class TeardownEntry {
 
     /** Returns false if it must wait (the job was asked to come back later); true when the entry is settled. */
     boolean teardown(JobContext ctx, long entryId) {
+        // refused before anything is written: a teardown may have to look at the leaf (R12)
+        TransactionGuard.assertNoTransaction("teardown of ledger entry " + entryId);
         for (int round = 0; round < 5; round++) {
             Optional<LedgerEntry> cur = ops.byId(entryId);
             if (cur.isEmpty() || cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
@@ -58,6 +60,7 @@ final class TeardownEntry {
             target = e.toResource(tag);
         } else if (type.supportsLookup()) {
             ctx.checkLease();
+            TransactionGuard.assertNoTransaction("lookup of " + type.kind());
             Optional<LeafResource> found = type.find(e.naturalKey());
             if (found.isEmpty()) {
                 return finish(ctx, e, LedgerState.RELEASED, "never created at the leaf");

@@ -3,6 +3,7 @@ package dev.converge.queue.internal;
 import dev.converge.crash.CrashPlan;
 import dev.converge.crash.SimulatedCrash;
 import dev.converge.lease.LeaseLost;
+import dev.converge.ledger.ClaimHeld;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobStore;
@@ -280,6 +281,14 @@ public final class EngineRuntime {
             if (r.shutdownInterrupted) {
                 return new Outcome.Released(0, false);
             }
+            ClaimHeld held = claimHeld(e);
+            if (held != null) {
+                // waiting behind another live owner is not a failure: look again later, attempt refunded
+                long wait = held.retryAfter().toMillis();
+                long delay = wait + java.util.concurrent.ThreadLocalRandom.current().nextLong(wait / 2 + 1);
+                log.debug("job {} ({}) waits {}ms: {}", job.id(), job.kind(), delay, held.getMessage());
+                return new Outcome.Released(delay, true);
+            }
             return new Outcome.Failed(describe(e), true);
         } finally {
             endSpan(span, thrown);
@@ -315,6 +324,16 @@ public final class EngineRuntime {
                 log.debug("could not end a delivery's span", e);
             }
         }
+    }
+
+    /** The {@link ClaimHeld} that ended a delivery, directly or as the cause of what it threw. */
+    private static ClaimHeld claimHeld(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ClaimHeld held) {
+                return held;
+            }
+        }
+        return null;
     }
 
     @SuppressWarnings("unchecked")

@@ -17,15 +17,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * than the (tiny) payloads themselves on the enqueue and fetch paths.
  */
 public final class JsonCodec {
+    /**
+     * The engine's one JSON configuration, for payloads and everything it stores as JSON (leaf data,
+     * chain links, job specs): java.time types as ISO-8601 text, nanoseconds kept, unknown fields ignored.
+     */
+    private static final ObjectMapper SHARED = new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
     private final ObjectMapper mapper;
     private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
     private final Map<Class<?>, ObjectWriter> writers = new ConcurrentHashMap<>();
 
     public JsonCodec() {
-        this.mapper = new ObjectMapper()
-                .registerModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        this.mapper = SHARED;
+    }
+
+    /** The shared configuration; not to be reconfigured by callers. */
+    public static ObjectMapper shared() {
+        return SHARED;
     }
 
     public ObjectMapper mapper() {

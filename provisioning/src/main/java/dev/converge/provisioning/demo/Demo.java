@@ -61,7 +61,7 @@ public final class Demo {
                         leaves.smtp().port(), api.port());
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
-                DemoTraffic traffic = new DemoTraffic(client, s, progress, name -> someoneElseTakes(gitHost, name));
+                DemoTraffic traffic = new DemoTraffic(client, s, progress, new RivalRepository(gitHost)::take);
                 Set<Long> accepted = new java.util.HashSet<>(traffic.requestSites());
                 // one conversation with the assistant, its model scripted in-process; its site is checked like the rest
                 long lead = service.leads().create(tenant.tenant().id(), "Grace", "grace@example.com").id();
@@ -133,21 +133,5 @@ public final class Demo {
 
     static long siteIdOf(JsonNode receipt) {
         return receipt.path("site_id").asLong(-1);
-    }
-
-    /**
-     * Another customer of the git host takes a repository name. The git host has the demo's
-     * faults on, and this customer is not under test: it tries again until its create lands (a
-     * retry after a fault that struck after the create finds the name taken, which is the point).
-     */
-    private static void someoneElseTakes(GitHostDriver gitHost, String name) {
-        for (int attempt = 1; attempt <= 10; attempt++) {
-            try {
-                gitHost.create(name, "another customer's repository", null);
-                return;
-            } catch (RuntimeException e) {
-                // a fault of the demo's git host: try again
-            }
-        }
     }
 }

@@ -30,15 +30,16 @@ final class DemoTraffic {
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicInteger deleted = new AtomicInteger();
     private final AtomicInteger taken = new AtomicInteger();
-    private final java.util.function.Consumer<String> someoneElseTakes;
+    private final java.util.function.Predicate<String> someoneElseTakes;
 
     /**
      * @param someoneElseTakes creates a repository of this name at the git host that is not ours (as
      *                         another customer of the git host would): that site must fail with a
-     *                         conflict, and its flow must tear down what its siblings created
+     *                         conflict, and its flow must tear down what its siblings created; false
+     *                         if the name could not be taken (the site then simply provisions)
      */
     DemoTraffic(SiteClient client, DemoSettings settings, Progress progress,
-            java.util.function.Consumer<String> someoneElseTakes) {
+            java.util.function.Predicate<String> someoneElseTakes) {
         this.client = client;
         this.settings = settings;
         this.progress = progress;
@@ -57,9 +58,8 @@ final class DemoTraffic {
                 boolean resend = random.nextDouble() < 0.2;
                 boolean takenElsewhere = random.nextDouble() < 0.04;
                 all.add(pool.submit(() -> {
-                    if (takenElsewhere) {
+                    if (takenElsewhere && someoneElseTakes.test(subdomain(n))) {
                         taken.incrementAndGet();
-                        takeElsewhere(subdomain(n));
                     }
                     requestOne(n, resend, accepted);
                     return null;
@@ -75,25 +75,6 @@ final class DemoTraffic {
                 + "identical replay; %d repositories taken by someone else first", accepted.size(), refused.get(),
                 resent.get(), identical.get(), taken.get());
         return accepted;
-    }
-
-    /**
-     * Another customer's create meets the leaf's faults as ours do: it is tried again until the
-     * git host has taken the name (an earlier try that went through makes the next one find it taken).
-     */
-    private void takeElsewhere(String name) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                someoneElseTakes.accept(name);
-                return;
-            } catch (dev.converge.ledger.ResourceExists taken) {
-                return;
-            } catch (RuntimeException e) {
-                if (attempt >= 20) {
-                    throw e;
-                }
-            }
-        }
     }
 
     private void requestOne(int n, boolean resend, Set<Long> accepted) throws InterruptedException {
