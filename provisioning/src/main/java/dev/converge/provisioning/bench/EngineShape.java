@@ -26,6 +26,8 @@ final class EngineShape {
                 + (o.prefetch() >= 0 ? o.prefetch() : "default") + ", fetch limit "
                 + (o.fetchLimit() > 0 ? o.fetchLimit() : "default") + "; otherwise builder defaults; "
                 + (o.vacuum() ? "VACUUM ANALYZE before every processing run (engine and reference)"
-                        : "no VACUUM/ANALYZE (as a user runs it)");
+                        : "no VACUUM/ANALYZE (as a user runs it)")
+                + (o.finishedRows() > 0 ? "; " + o.finishedRows() + " finished jobs in the table during every processing run"
+                        : "");
     }
 }

@@ -17,9 +17,11 @@ import java.nio.file.Path;
  * @param vacuum     whether every processing run (engine and reference alike) starts after VACUUM ANALYZE
  * @param only       the phases to run (bulk, single, process, pickup); empty: all
  * @param json       where to write the JSON result, or null
+ * @param finishedRows succeeded jobs already in the table (as a year of history leaves) before every processing run
  */
 public record QueueBenchOptions(String store, String dbUrl, String user, int jobs, int workers, int samples,
-        int prefetch, int fetchLimit, int rounds, boolean vacuum, java.util.Set<String> only, Path json) {
+        int prefetch, int fetchLimit, int rounds, boolean vacuum, java.util.Set<String> only, Path json,
+        long finishedRows) {
 
     public QueueBenchOptions {
         if (!store.equals("postgres") && !store.equals("h2")) {
@@ -45,6 +47,9 @@ public record QueueBenchOptions(String store, String dbUrl, String user, int job
             if (!java.util.Set.of("bulk", "single", "process", "pickup").contains(phase)) {
                 throw new IllegalArgumentException("--only takes bulk, single, process, pickup; was " + phase);
             }
+        }
+        if (finishedRows < 0 || finishedRows > 100_000_000) {
+            throw new IllegalArgumentException("--finished-rows must be between 0 and 100000000, was " + finishedRows);
         }
         if (samples < 10 || samples > 100_000) {
             throw new IllegalArgumentException("--samples must be between 10 and 100000, was " + samples);

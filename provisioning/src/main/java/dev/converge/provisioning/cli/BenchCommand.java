@@ -70,10 +70,15 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--json", description = "also write the figures as one JSON object to this file")
         Path json;
 
+        @Option(names = "--finished-rows", defaultValue = "0",
+                description = "succeeded jobs kept in the table during every processing run, the engine's and the "
+                        + "reference's alike, as retention keeps a day's history (default: ${DEFAULT-VALUE})")
+        long finishedRows;
+
         @Override
         public Integer call() throws Exception {
             QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
-                    rounds, vacuum, only, json);
+                    rounds, vacuum, only, json, finishedRows);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {

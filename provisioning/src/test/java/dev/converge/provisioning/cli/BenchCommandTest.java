@@ -75,6 +75,25 @@ class BenchCommandTest {
         assertThat(r.path("settings").asText()).contains("VACUUM ANALYZE before every processing run");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void finishedRowsSitInTheTableForTheEngineAndTheReferenceAlike(String store, @TempDir Path dir) throws Exception {
+        if (store.equals("postgres")) {
+            ScratchDatabase.create("cv_benchprobe").close();
+        }
+        Path json = dir.resolve("bench.json");
+        int exit = new CommandLine(new BenchCommand()).execute("queue", "--store", store, "--jobs", "200", "--workers", "2",
+                "--rounds", "1", "--only", "process", "--finished-rows", "20000", "--json", json.toString());
+
+        assertThat(exit).isZero();
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.path("process_jps").asDouble()).isPositive();
+        assertThat(r.path("reference_process_jps").asDouble()).isPositive();
+        assertThat(r.path("settings").asText()).contains("20000 finished jobs in the table during every processing run");
+        assertThat(new CommandLine(new BenchCommand()).execute("queue", "--store", "h2", "--finished-rows", "-1"))
+                .as("a negative history is refused").isNotZero();
+    }
+
     private static long median(JsonNode rounds) {
         assertThat(rounds.size()).isEqualTo(3);
         long[] v = new long[3];
