@@ -180,6 +180,7 @@ public final class Converge implements AutoCloseable {
         JobStore.Inserted ins = store.withConnection(c -> runtime.jobs().insert(c, row, store.clock().sqlNow()));
         if (!ins.duplicate()) {
             runtime.announce(row.queue());
+            runtime.observer().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
