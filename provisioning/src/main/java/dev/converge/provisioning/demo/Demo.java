@@ -100,7 +100,9 @@ public final class Demo {
             for (SiteState st : notIn) {
                 pending += byState.getOrDefault(st.sql(), 0);
             }
-            boolean done = pending == 0;
+            // the sites have settled; what their flows queued after (the welcome email, a token's
+            // resolution, a redelivery after a crash) must have run too before anything is checked
+            boolean done = pending == 0 && jobsDueSoon(service) == 0;
             if (done || System.nanoTime() - lastSaid > 1_000_000_000L) {
                 long faults = leaves.leafSim().faults().hits().stream().mapToLong(h -> h.hits()).sum();
                 progress.say("sites %s | leaf faults %d | crashes %d", compact(byState), faults, crashes.total());
@@ -111,6 +113,19 @@ public final class Demo {
             }
             Thread.sleep(200);
         }
+    }
+
+    /** Jobs waiting or running that are due within half a minute (later ones are not the run's business). */
+    private static int jobsDueSoon(Provisioning service) {
+        return service.store().withConnection(c -> {
+            try (var st = c.prepareStatement("SELECT COUNT(*) FROM cv_job WHERE state IN ('available', 'running') "
+                    + "AND run_at < CURRENT_TIMESTAMP + INTERVAL '30' SECOND")) {
+                try (var rs = st.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        });
     }
 
     private static String compact(Map<String, Integer> byState) {
