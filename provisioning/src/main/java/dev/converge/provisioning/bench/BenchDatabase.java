@@ -34,7 +34,11 @@ final class BenchDatabase implements AutoCloseable {
     }
 
     static BenchDatabase create(QueueBenchOptions o) {
-        if (!o.postgres()) {
+        return create(o.postgres(), o.dbUrl(), o.user());
+    }
+
+    static BenchDatabase create(boolean postgres, String dbUrl, String user) {
+        if (!postgres) {
             try {
                 Path dir = Files.createTempDirectory("converge-bench");
                 return new BenchDatabase(null, null, null, "jdbc:h2:file:" + dir.resolve("bench") + ";LOCK_TIMEOUT=10000", dir);
@@ -43,18 +47,18 @@ final class BenchDatabase implements AutoCloseable {
             }
         }
         String name = "cv_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        try (Connection c = DriverManager.getConnection(o.dbUrl(), o.user(), null); Statement st = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(dbUrl, user, null); Statement st = c.createStatement()) {
             st.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create a scratch database on " + o.dbUrl() + " as " + o.user()
+            throw new IllegalStateException("cannot create a scratch database on " + dbUrl + " as " + user
                     + ": " + e.getMessage(), e);
         }
-        String base = o.dbUrl();
+        String base = dbUrl;
         int q = base.indexOf('?');
         String params = q < 0 ? "" : base.substring(q);
         String path = q < 0 ? base : base.substring(0, q);
         String url = path.substring(0, path.lastIndexOf('/') + 1) + name + params;
-        return new BenchDatabase(o.dbUrl(), o.user(), name, url, null);
+        return new BenchDatabase(dbUrl, user, name, url, null);
     }
 
     /** A store configuration on this database; each call may open another pool on it. */

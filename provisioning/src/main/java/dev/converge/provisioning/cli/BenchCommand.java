@@ -1,5 +1,8 @@
 package dev.converge.provisioning.cli;
 
+import dev.converge.provisioning.bench.FlowBench;
+import dev.converge.provisioning.bench.FlowBenchOptions;
+import dev.converge.provisioning.bench.FlowBenchResult;
 import dev.converge.provisioning.bench.QueueBench;
 import dev.converge.provisioning.bench.QueueBenchOptions;
 import dev.converge.provisioning.bench.QueueBenchResult;
@@ -11,12 +14,12 @@ import picocli.CommandLine.Option;
 /** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
-        subcommands = {BenchCommand.Queue.class})
+        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class})
 public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue");
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, or bench flow");
     }
 
     /** {@code converge bench queue}: enqueue, processing and pickup of no-op jobs against a hand-written SKIP LOCKED loop. */
@@ -80,6 +83,50 @@ public final class BenchCommand implements Runnable {
             QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
                     rounds, vacuum, only, json, finishedRows);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
+            result.print(System.out);
+            if (json != null) {
+                result.writeJson(json);
+                System.out.println("  written to " + json);
+            }
+            return 0;
+        }
+    }
+
+    /** {@code converge bench flow}: ledger-guarded flows beside the same flows of plain jobs. */
+    @Command(name = "flow", mixinStandardHelpOptions = true,
+            description = "Provisioning-shaped flows (a batch of three steps, a chain of two more, one single-use token) "
+                    + "with every step guarded by the ledger, beside the same flows of plain jobs calling the same "
+                    + "in-process leaves directly: the price of the guarantee.")
+    static final class Flows implements Callable<Integer> {
+        @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
+        String store;
+
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; every run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--flows", defaultValue = "2000", description = "flows per measured run (default: ${DEFAULT-VALUE})")
+        int flows;
+
+        @Option(names = "--workers", defaultValue = "16", description = "handler threads (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "warm rounds after the first (cold) one; guarded and plain take turns in each "
+                        + "(default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--json", description = "also write the figures as one JSON object to this file")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            FlowBenchResult result = new FlowBench(new FlowBenchOptions(store, db, user, flows, workers, rounds, json),
+                    msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {
                 result.writeJson(json);

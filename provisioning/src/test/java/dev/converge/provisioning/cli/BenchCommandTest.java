@@ -1,6 +1,7 @@
 package dev.converge.provisioning.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -92,6 +93,36 @@ class BenchCommandTest {
         assertThat(r.path("settings").asText()).contains("20000 finished jobs in the table during every processing run");
         assertThat(new CommandLine(new BenchCommand()).execute("queue", "--store", "h2", "--finished-rows", "-1"))
                 .as("a negative history is refused").isNotZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aSmallFlowBenchRunsBothKindsAndChecksWhatTheLeavesHold(String store, @TempDir Path dir) throws Exception {
+        if (store.equals("postgres")) {
+            ScratchDatabase.create("cv_benchprobe").close();
+        }
+        Path json = dir.resolve("flow.json");
+        int exit = new CommandLine(new BenchCommand()).execute("flow", "--store", store, "--flows", "20", "--workers", "4",
+                "--rounds", "1", "--json", json.toString());
+
+        assertThat(exit).as("exit code").isZero();
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        for (String k : List.of("guarded_flows_per_s", "plain_flows_per_s", "guarded_steps_per_s", "plain_steps_per_s",
+                "ratio", "guarded_cold_flows_per_s", "plain_cold_flows_per_s", "cold_ratio")) {
+            assertThat(r.path(k).asDouble()).as(k).isPositive();
+        }
+        assertThat(r.path("guarded_steps_per_s").asLong()).isCloseTo(5 * r.path("guarded_flows_per_s").asLong(), within(5L));
+        // the run checks the leaves itself and fails when they hold anything but one resource per step and flow
+        assertThat(r.path("check").asText()).isEqualTo("100 resources held, 100 creates, 20 single-use tokens spent, for 20 flows");
+        if (store.equals("postgres")) {
+            // the ledger's claim and confirm and the token's checkout and spend are transactions of their own
+            assertThat(r.path("guarded_commits_per_flow").asDouble())
+                    .isGreaterThan(r.path("plain_commits_per_flow").asDouble());
+        } else {
+            assertThat(r.has("guarded_commits_per_flow")).isFalse();
+        }
+        assertThat(new CommandLine(new BenchCommand()).execute("flow", "--store", "h2", "--flows", "5"))
+                .as("fewer than 10 flows are refused").isNotZero();
     }
 
     private static long median(JsonNode rounds) {
