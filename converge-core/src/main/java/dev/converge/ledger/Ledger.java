@@ -29,6 +29,9 @@ public final class Ledger {
      * deliveries: a confirmed entry is returned without calling the leaf; otherwise the entry is
      * claimed, the leaf is looked at before anything is created, and the leaf's answer is recorded
      * the moment it arrives. Throws {@link ResourceConflict} when the key belongs to someone else.
+     * For a type {@link RepetitionSafety#IDEMPOTENT_BY_KEY} the {@code params} are stored with the
+     * entry (JSON), so that teardown and the reaper can resend the create with the entry's key:
+     * they must serialize, and must carry no secret.
      */
     public LedgerEntry ensure(JobContext ctx, ResourceType type, String naturalKey, Map<String, Object> params) {
         return engine.ensure(ctx, type, naturalKey, null, params);

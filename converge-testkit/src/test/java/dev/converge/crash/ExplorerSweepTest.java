@@ -13,8 +13,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The matrix's fixed sweep, run in full on every build: every resource shape crashed and raced at
  * every ledger point and inside its teardown; every token pool (with and without a subject, with
- * a mail leaf that can or cannot tell) crashed and raced after its use; compensation registered by
- * a plain step under a failing last step and a failing sibling. {@link ExplorerMatrixTest}
+ * a mail leaf that can or cannot tell) crashed and raced after its use; a by-key create without lookup
+ * torn down by a failing sibling before its key could be resent; compensation registered by a plain
+ * step under a failing last step and a failing sibling. {@link ExplorerMatrixTest}
  * generates the combinations in between. Each case's name is its replay key.
  */
 class ExplorerSweepTest {
@@ -30,6 +31,15 @@ class ExplorerSweepTest {
                 out.add(new MatrixCase(r, true, true, false, Failure.LAST_STEP, kind, CrashPoint.INSIDE_TEARDOWN, 1));
             }
         }
+        // a by-key create without lookup torn down (its sibling failed) before a redelivery could resend
+        // its key: teardown resends it; the second occurrence of the answer is the resent create's own
+        for (FaultKind kind : List.of(FaultKind.CRASH, FaultKind.RACE)) {
+            for (CrashPoint p : List.of(CrashPoint.AFTER_CLAIM, CrashPoint.AFTER_LEAF_ANSWER)) {
+                out.add(new MatrixCase(Resource.KEY_NO_LOOKUP, true, true, false, Failure.SIBLING, kind, p, 1));
+            }
+        }
+        out.add(new MatrixCase(Resource.KEY_NO_LOOKUP, true, true, false, Failure.SIBLING, FaultKind.CRASH,
+                CrashPoint.AFTER_LEAF_ANSWER, 2));
         for (boolean bySubject : List.of(true, false)) {
             for (boolean tells : List.of(true, false)) {
                 for (FaultKind kind : List.of(FaultKind.CRASH, FaultKind.RACE)) {

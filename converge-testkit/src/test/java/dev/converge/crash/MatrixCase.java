@@ -69,19 +69,7 @@ record MatrixCase(Resource resource, boolean poolBySubject, boolean mailCanTell,
     }
 
     boolean mayNeedAPerson() {
-        return fault != FaultKind.NONE && (resource.mayNeedAPerson() || !mailCanTell || teardownCannotReplayTheKey());
-    }
-
-    /**
-     * Not yet resolved by the engine: a by-key create without a lookup whose owner died before its
-     * answer was recorded, in a flow torn down before a redelivery could resend the key. Teardown
-     * could learn the resource by resending the create with the entry's key, but the ledger does not
-     * keep the create's parameters, so the entry is left for a person ({@code Ledger.settleExists} /
-     * {@code settleAbsent}). Kept narrow so that every other by-key case is still held to "resolved".
-     */
-    boolean teardownCannotReplayTheKey() {
-        return resource == Resource.KEY_NO_LOOKUP && failure == Failure.SIBLING && point != null
-                && (point == CrashPoint.AFTER_CLAIM || point == CrashPoint.AFTER_LEAF_ANSWER);
+        return fault != FaultKind.NONE && (resource.mayNeedAPerson() || !mailCanTell);
     }
 
     boolean reachesWelcome() {

@@ -217,4 +217,56 @@ class LeafCallGuardTest {
                     .isEqualTo(TokenState.CHECKED_OUT);
         }
     }
+
+    /** A type idempotent by key without lookup: teardown and the reaper resend its create instead of looking. */
+    final CountingLeaf keyed = CountingLeaf.of("guard.license", RepetitionSafety.IDEMPOTENT_BY_KEY, false, false);
+    static final JobType<Make> MAKE_KEYED = JobType.of("guard-test.make-keyed", Make.class)
+            .withRetry(RetryPolicy.never());
+
+    Converge keyedEngine(Harness h, BiConsumer<Converge, JobContext> body) {
+        Converge[] self = new Converge[1];
+        self[0] = engine(h, body, b -> b.resource(keyed).handle(MAKE_KEYED, (p, ctx) -> self[0].ledger()
+                .ensure(ctx, keyed, p.key(), p.subject(), Map.of("plan", "gold"))));
+        return self[0];
+    }
+
+    /** Leaves an uncertain keyed entry without a leaf id whose owner is gone: only a resent create can settle it. */
+    LedgerEntry uncertainKeyedEntry(Converge engine, String key) {
+        keyed.failNext(Fault.AMBIGUOUS_BEFORE_CREATE);
+        assertThat(run(engine, Job.of(MAKE_KEYED, new Make(key, "s-" + key)))).isEqualTo(JobState.FAILED);
+        LedgerEntry e = engine.ledger().entry(keyed.kind(), key).orElseThrow();
+        assertThat(e.state()).isEqualTo(LedgerState.UNCERTAIN);
+        assertThat(e.leafId()).isNull();
+        return e;
+    }
+
+    @Test
+    void teardownDoesNotResendAKeyedCreateInsideATransaction() {
+        try (Harness h = new Harness("h2")) {
+            Converge engine = keyedEngine(h, (e, ctx) -> e.ledger().teardownSubject(ctx, "s-lic-1"));
+            uncertainKeyedEntry(engine, "lic-1");
+            assertThat(run(engine, Job.of(IN_TX, new Work("teardown")))).isEqualTo(JobState.FAILED);
+            assertThat(error.get()).isInstanceOf(TransactionHeldAcrossCall.class).hasMessageContaining("R12");
+            assertThat(keyed.totalCreates()).as("nothing was resent").isZero();
+            assertThat(engine.ledger().entry(keyed.kind(), "lic-1").orElseThrow().state())
+                    .as("refused before anything was written").isEqualTo(LedgerState.UNCERTAIN);
+        }
+    }
+
+    @Test
+    void resolvingAStaleKeyedEntryDoesNotResendItsCreateInsideATransaction() {
+        try (Harness h = new Harness("h2")) {
+            AtomicReference<Long> entryId = new AtomicReference<>();
+            ResourceTypes types = new ResourceTypes();
+            types.register(keyed);
+            Converge engine = keyedEngine(h, (e, ctx) -> new LedgerEngine(e.runtime(), e.flows(), types, "default",
+                    j -> e.enqueue(j).jobId()).onResolve(new EntryRef(entryId.get()), ctx));
+            entryId.set(uncertainKeyedEntry(engine, "lic-2").id());
+            assertThat(run(engine, Job.of(IN_TX, new Work("resolve")))).isEqualTo(JobState.FAILED);
+            assertThat(error.get()).isInstanceOf(TransactionHeldAcrossCall.class).hasMessageContaining("R12");
+            assertThat(keyed.totalCreates()).as("nothing was resent").isZero();
+            assertThat(engine.ledger().entry(keyed.kind(), "lic-2").orElseThrow().state())
+                    .as("not taken over either").isEqualTo(LedgerState.UNCERTAIN);
+        }
+    }
 }

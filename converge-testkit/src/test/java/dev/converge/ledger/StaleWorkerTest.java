@@ -43,7 +43,7 @@ class StaleWorkerTest {
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();
             assertThat((boolean) store.withConnection(c -> ledger.insertClaim(c, "repo", "k", null, "s", RepetitionSafety.UNSAFE,
-                    first, clock.sqlNow()))).isTrue();
+                    null, first, clock.sqlNow()))).isTrue();
             store.withConnection(c -> tokens.add(c, "p", "tok", "s", clock.sqlNow()));
             long tokenId = store.withConnection(c -> tokens.bySubject(c, "p", "s")).orElseThrow().id();
             assertThat((boolean) store.withConnection(c -> tokens.checkout(c, tokenId, "a", first, clock.sqlNow()))).isTrue();

@@ -44,7 +44,7 @@ final class EnsureResource {
     LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String tag = LedgerTags.tagFor(subject);
-        LedgerEntry e = claim(ctx, type, key, subject);
+        LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params);
         if (e.state() == LedgerState.CONFIRMED) {
             return e;
         }
@@ -64,9 +64,12 @@ final class EnsureResource {
     }
 
     /** Returns the entry confirmed for this subject, or one claimed by this delivery. */
-    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject) {
+    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
         JobLease me = ctx.lease();
         Long flowId = ctx.flowId().orElse(null);
+        // kept for a create that can be resent with the entry's key: teardown and the reaper learn
+        // the resource of a delivery that died before recording the answer by resending it
+        Map<String, Object> kept = LedgerOps.keepsCreateParams(type) ? params : null;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
             Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
             if (cur.isPresent()) {
@@ -95,7 +98,8 @@ final class EnsureResource {
             boolean claimed;
             if (cur.isEmpty()) {
                 claimed = ops.tx(c -> {
-                    boolean ok = ops.store.insertClaim(c, type.kind(), key, flowId, subject, type.createSafety(), me, ops.now());
+                    boolean ok = ops.store.insertClaim(c, type.kind(), key, flowId, subject, type.createSafety(), kept, me,
+                            ops.now());
                     if (ok && flowId != null) {
                         registerCompensation(c, flowId, type.kind(), key);
                     }
@@ -104,7 +108,7 @@ final class EnsureResource {
             } else if (cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
                 LedgerEntry e = cur.get();
                 claimed = ops.tx(c -> {
-                    boolean ok = ops.store.reuse(c, e, flowId, subject, type.createSafety(), me, ops.now());
+                    boolean ok = ops.store.reuse(c, e, flowId, subject, type.createSafety(), kept, me, ops.now());
                     if (ok && flowId != null) {
                         registerCompensation(c, flowId, type.kind(), key);
                     }
@@ -175,7 +179,7 @@ final class EnsureResource {
             }
         }
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
-        String idempotencyKey = "cv-" + e.id() + "-" + e.generation();
+        String idempotencyKey = LedgerOps.idempotencyKey(e);
         LeafResource res;
         try {
             res = type.create(new CreateRequest(e.naturalKey(), tag, idempotencyKey, params));

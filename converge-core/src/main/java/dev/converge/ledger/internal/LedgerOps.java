@@ -3,13 +3,19 @@ package dev.converge.ledger.internal;
 import dev.converge.crash.CrashPoint;
 import dev.converge.flow.Flows;
 import dev.converge.lease.LeaseLost;
+import dev.converge.ledger.CreateRequest;
+import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceConflict;
+import dev.converge.ledger.ResourceType;
 import dev.converge.ledger.ResourceTypes;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;
+import dev.converge.store.TransactionGuard;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 
 /** What the ledger's algorithms share: the store, the runtime, and small fenced steps. */
@@ -53,6 +59,42 @@ final class LedgerOps {
     static boolean ownedBy(LedgerEntry e, JobContext ctx) {
         return e.ownerJobId() != null && e.ownerJobId() == ctx.jobId() && e.ownerEpoch() != null
                 && e.ownerEpoch() == ctx.lease().epoch();
+    }
+
+    /**
+     * The idempotency key of one generation of an entry: the same for every delivery that takes the
+     * entry over (a takeover changes the owner, never the id or the generation), new only when a
+     * deleted or released entry is claimed again for a new resource.
+     */
+    static String idempotencyKey(LedgerEntry e) {
+        return "cv-" + e.id() + "-" + e.generation();
+    }
+
+    /** Whether the parameters of a create are kept with its entry: only where resending it is safe and useful. */
+    static boolean keepsCreateParams(ResourceType type) {
+        return type.createSafety() == RepetitionSafety.IDEMPOTENT_BY_KEY;
+    }
+
+    /**
+     * The parameters to resend this generation's create with, if its type honours idempotency keys
+     * and they were kept at the claim (an entry claimed before they were kept has none).
+     */
+    Optional<Map<String, Object>> replayable(ResourceType type, LedgerEntry e) {
+        if (!keepsCreateParams(type)) {
+            return Optional.empty();
+        }
+        return db(c -> store.createParams(c, e));
+    }
+
+    /**
+     * Resends the create of an entry this delivery owns, with the entry's own idempotency key and
+     * the parameters kept at its claim: the leaf answers with the resource an earlier delivery made
+     * (or makes it, if that delivery died before sending). A leaf call: never inside a transaction (R12).
+     */
+    LeafResource replayCreate(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
+        ctx.checkLease();
+        TransactionGuard.assertNoTransaction("resent create of " + type.kind());
+        return type.create(new CreateRequest(e.naturalKey(), LedgerTags.tagFor(e.subject()), idempotencyKey(e), params));
     }
 
     void crash(JobContext ctx, CrashPoint point) {

@@ -49,6 +49,8 @@ public final class LedgerStore {
     private final Sql stale;
     private final Sql live;
     private final Sql settle;
+    private final Sql createParams;
+    private final Sql recordFound;
 
     public LedgerStore(Dialect d) {
         byKey = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key");
@@ -56,11 +58,12 @@ public final class LedgerStore {
         byFlow = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE flow_id = :flow_id ORDER BY id");
         bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE subject = :subject ORDER BY id");
         insertClaim = Sql.of(d, "INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
-                + "owner_epoch, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', :safety, :job, "
-                + ":epoch, {now}, {now} FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch AND j.state = 'running'"
+                + "owner_epoch, create_params, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', "
+                + ":safety, :job, :epoch, :params, {now}, {now} FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch AND j.state = 'running'"
                 + d.onConflictDoNothing());
         reuse = Sql.of(d, "UPDATE cv_ledger SET state = 'claimed', generation = generation + 1, flow_id = :flow_id, "
                 + "subject = :subject, safety = :safety, owner_job_id = :job, owner_epoch = :epoch, leaf_id = NULL, "
+                + "create_params = :params, "
                 + "data = NULL, last_error = NULL, confirmed_at = NULL, updated_at = {now} "
                 + "WHERE id = :id AND state = :expected AND generation = :generation" + FENCE);
         takeOver = Sql.of(d, "UPDATE cv_ledger SET owner_job_id = :job, owner_epoch = :epoch, "
@@ -91,6 +94,11 @@ public final class LedgerStore {
                 + "confirmed_at = CASE WHEN :confirm THEN {now} ELSE confirmed_at END "
                 + "WHERE id = :id AND state IN ('claimed', 'uncertain') AND generation = :generation "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_ledger.owner_job_id AND j.state = 'running')");
+        createParams = Sql.of(d, "SELECT create_params FROM cv_ledger WHERE id = :id AND generation = :generation");
+        // the resource a resent create answered with, kept before it is deleted: a teardown that dies
+        // in between deletes it by id next time instead of resending a key the leaf may have forgotten
+        recordFound = Sql.of(d, "UPDATE cv_ledger SET leaf_id = :leaf_id, data = :data, updated_at = {now} WHERE id = :id "
+                + "AND state = 'deleting' AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
         live = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
                 + "('claimed', 'uncertain', 'confirmed', 'deleting')");
     }
@@ -113,10 +121,10 @@ public final class LedgerStore {
 
     /** Inserts a claimed entry for this delivery; false if the key is taken or the delivery lost its lease. */
     public boolean insertClaim(Connection c, String kind, String key, Long flowId, String subject,
-            RepetitionSafety safety, JobLease by, Instant now) throws SQLException {
+            RepetitionSafety safety, Map<String, Object> params, JobLease by, Instant now) throws SQLException {
         try {
             return insertClaim.update(c, lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId)
-                    .text("subject", subject).text("safety", safety.sql())) == 1;
+                    .text("subject", subject).text("safety", safety.sql()).text("params", json(params))) == 1;
         } catch (SQLException e) {
             if ("23505".equals(e.getSQLState())) {
                 return false;
@@ -126,11 +134,27 @@ public final class LedgerStore {
     }
 
     /** Claims a deleted or released entry again for a new generation. */
-    public boolean reuse(Connection c, LedgerEntry e, Long flowId, String subject, RepetitionSafety safety, JobLease by,
-            Instant now) throws SQLException {
+    public boolean reuse(Connection c, LedgerEntry e, Long flowId, String subject, RepetitionSafety safety,
+            Map<String, Object> params, JobLease by, Instant now) throws SQLException {
         return reuse.update(c, lease(by, now).bigint("id", e.id()).text("expected", e.state().sql())
                 .integer("generation", e.generation()).bigint("flow_id", flowId).text("subject", subject)
-                .text("safety", safety.sql())) == 1;
+                .text("safety", safety.sql()).text("params", json(params))) == 1;
+    }
+
+    /**
+     * The parameters kept at the claim of this generation of the entry (see {@code insertClaim}):
+     * empty if none were kept (a type whose create is not resent) or the entry moved to another generation.
+     */
+    public Optional<Map<String, Object>> createParams(Connection c, LedgerEntry e) throws SQLException {
+        String raw = createParams.queryOne(c, Params.of().bigint("id", e.id()).integer("generation", e.generation()),
+                rs -> rs.getString("create_params"));
+        return Optional.ofNullable(map(raw, "stored create parameters are unreadable"));
+    }
+
+    /** Records what the leaf answered for an entry this delivery is tearing down. */
+    public boolean recordFound(Connection c, long id, String leafId, Map<String, Object> data, JobLease by, Instant now)
+            throws SQLException {
+        return recordFound.update(c, lease(by, now).bigint("id", id).text("leaf_id", leafId).text("data", json(data))) == 1;
     }
 
     /** Makes this delivery the owner of an unconfirmed entry whose previous owner is gone. */
@@ -219,16 +243,19 @@ public final class LedgerStore {
         }
     }
 
-    private static LedgerEntry entry(java.sql.ResultSet rs) throws SQLException {
-        Map<String, Object> data = null;
-        String raw = rs.getString("data");
-        if (raw != null) {
-            try {
-                data = JSON.readValue(raw, new TypeReference<Map<String, Object>>() { });
-            } catch (JsonProcessingException e) {
-                throw new ConvergeException("stored leaf data is unreadable", e);
-            }
+    private static Map<String, Object> map(String raw, String unreadable) {
+        if (raw == null) {
+            return null;
         }
+        try {
+            return JSON.readValue(raw, new TypeReference<Map<String, Object>>() { });
+        } catch (JsonProcessingException e) {
+            throw new ConvergeException(unreadable, e);
+        }
+    }
+
+    private static LedgerEntry entry(java.sql.ResultSet rs) throws SQLException {
+        Map<String, Object> data = map(rs.getString("data"), "stored leaf data is unreadable");
         return new LedgerEntry(rs.getLong("id"), rs.getString("kind"), rs.getString("natural_key"),
                 Sql.nullableLong(rs, "flow_id"), rs.getString("subject"), LedgerState.fromSql(rs.getString("state")),
                 RepetitionSafety.fromSql(rs.getString("safety")), rs.getString("leaf_id"), data, rs.getInt("generation"),

@@ -2,12 +2,15 @@ package dev.converge.ledger.internal;
 
 import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
+import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.ResourceExists;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.JobContext;
 import dev.converge.store.TransactionGuard;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,7 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The reaper's work on one stale entry (claimed or uncertain, its owner gone for good): take it
  * over, then let the leaf decide. Found with our tag: confirm it, or tear it down if its flow
- * failed. Absent: release the claim. A stale teardown is finished.
+ * failed. Absent: release the claim. A type without lookup whose create honours idempotency keys
+ * is asked by resending the create with the entry's own key: the leaf answers with what the dead
+ * owner made (or makes it now), and it is confirmed. A stale teardown is finished.
  */
 final class ResolveEntry {
     private static final Logger log = LoggerFactory.getLogger(ResolveEntry.class);
@@ -42,6 +47,11 @@ final class ResolveEntry {
         }
         ResourceType type = ops.types.get(e.kind());
         if (!type.supportsLookup()) {
+            Optional<Map<String, Object>> params = ops.replayable(type, e);
+            if (params.isPresent()) {
+                replay(ctx, type, e, params.get());
+                return;
+            }
             log.warn("{} '{}' is {} and cannot be resolved without a lookup at the leaf; left for a person",
                     e.kind(), e.naturalKey(), e.state().sql());
             return;
@@ -64,6 +74,30 @@ final class ResolveEntry {
         if (!ok) {
             throw LedgerOps.lost(ctx, "resolving a stale entry");
         }
+    }
+
+    private void replay(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
+        if (!ops.db(c -> ops.store.takeOver(c, e, null, ctx.lease(), ops.now()))) {
+            return; // someone else moved it meanwhile
+        }
+        LedgerEntry mine = ops.byId(e.id()).orElseThrow();
+        LeafResource made;
+        try {
+            made = ops.replayCreate(ctx, type, mine, params);
+        } catch (ResourceExists | LeafRejected r) {
+            if (r instanceof LeafRejected lr && lr.isTransient()) {
+                throw lr;
+            }
+            log.warn("{} '{}' is {}: resending its create with the same key was refused ({}) and it cannot be looked "
+                    + "up; left for a person", e.kind(), e.naturalKey(), e.state().sql(), r.getMessage());
+            return;
+        }
+        // an ambiguous answer propagates: the resolve is retried, or the next reaper pass resends the same key
+        if (!ops.db(c -> ops.store.confirm(c, e.id(), made.leafId(), made.data(), ctx.lease(), ops.now()))) {
+            throw LedgerOps.lost(ctx, "confirming the resent create of " + e.kind() + " '" + e.naturalKey() + "'");
+        }
+        log.info("reaper: {} '{}' resent with its idempotency key; the leaf answered with {}; confirmed", e.kind(),
+                e.naturalKey(), made.leafId());
     }
 
     private boolean flowGaveUp(LedgerEntry e) {

@@ -1,20 +1,25 @@
 package dev.converge.ledger.internal;
 
 import dev.converge.crash.CrashPoint;
+import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.ResourceExists;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.JobContext;
 import dev.converge.store.TransactionGuard;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Tears down one ledger entry, safely twice or concurrently: confirmed -> deleting -> deleted,
  * "not found" at the leaf counting as deleted (R2). An entry whose create may still be in flight
  * (its owner alive) is waited for, never raced; one whose owner died is taken over first, so the
- * old owner can no longer confirm it, then resolved by looking at the leaf.
+ * old owner can no longer confirm it, then resolved by looking at the leaf, or, for a type without
+ * lookup whose create honours idempotency keys, by resending the create with the entry's own key:
+ * the leaf answers with what the dead owner made, which is recorded, then deleted.
  */
 final class TeardownEntry {
     static final Duration WAIT_FOR_OWNER = Duration.ofMillis(500);
@@ -70,17 +75,40 @@ final class TeardownEntry {
             }
             target = found.get();
         } else {
-            String why = "could not verify whether it exists: " + e.kind() + " has no lookup";
-            if (e.flowId() != null) {
-                ops.flows.flagAttention(e.flowId(), e.kind() + " '" + e.naturalKey() + "': " + why);
+            Optional<Map<String, Object>> params = ops.replayable(type, e);
+            if (params.isEmpty()) {
+                return unverifiable(ctx, e, e.kind() + " has no lookup");
             }
-            return finish(ctx, e, LedgerState.RELEASED, why);
+            LeafResource made;
+            try {
+                made = ops.replayCreate(ctx, type, e, params.get());
+            } catch (ResourceExists | LeafRejected r) {
+                if (r instanceof LeafRejected lr && lr.isTransient()) {
+                    throw lr;
+                }
+                return unverifiable(ctx, e, "resending its create with the same key was refused (" + r.getMessage()
+                        + ") and " + e.kind() + " has no lookup");
+            }
+            // an ambiguous answer propagates: the teardown is retried and resends the same key
+            ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
+            if (!ops.db(c -> ops.store.recordFound(c, e.id(), made.leafId(), made.data(), ctx.lease(), ops.now()))) {
+                throw LedgerOps.lost(ctx, "recording the resent create of " + e.kind() + " '" + e.naturalKey() + "'");
+            }
+            target = made;
         }
         ctx.checkLease();
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         type.delete(target);
         ops.crash(ctx, CrashPoint.INSIDE_TEARDOWN);
         return finish(ctx, e, LedgerState.DELETED, null);
+    }
+
+    private boolean unverifiable(JobContext ctx, LedgerEntry e, String because) {
+        String why = "could not verify whether it exists: " + because;
+        if (e.flowId() != null) {
+            ops.flows.flagAttention(e.flowId(), e.kind() + " '" + e.naturalKey() + "': " + why);
+        }
+        return finish(ctx, e, LedgerState.RELEASED, why);
     }
 
     private boolean finish(JobContext ctx, LedgerEntry e, LedgerState to, String why) {

@@ -9,6 +9,8 @@ import dev.converge.provisioning.cli.ServiceOptions;
 import dev.converge.provisioning.demo.DemoFaults;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.leaf.PostgresDatabaseLeaf;
+import dev.converge.provisioning.limits.Limits;
+import dev.converge.provisioning.limits.TenantLimits;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
@@ -102,7 +104,11 @@ public final class ChaosRun {
                 .poolName("chaos-supervisor").build());
         cleanup.store = store;
         Provisioning.migrate(store);
-        tenantToken = new Tenants(store).create("chaos tenant").token();
+        Tenants.Created tenant = new Tenants(store).create("chaos tenant");
+        TenantLimits limits = tenantLimits(settings);
+        new Limits(store).update(tenant.tenant().id(), limits.maxSites(), limits.maxLeads(), null,
+                limits.writesPerMinute());
+        tenantToken = tenant.token();
         archive.join();
         timeline.say("schema migrated; starting the API server and " + settings.workers() + " workers (each with a warm "
                 + "spare)");
@@ -113,6 +119,20 @@ public final class ChaosRun {
         if (settings.faultRate() > 0) {
             leaves.installFaults(settings.seed(), DemoFaults.rules(settings.faultRate(), settings.hang().toMillis()));
         }
+    }
+
+    /**
+     * The chaos tenant's limits: the defaults, raised to what the run asks for. The run is the
+     * tenant's whole traffic; with the defaults, requests past the 1,000th site would be refused
+     * with a 429 the careful client keeps retrying for its whole patience, and never accepted.
+     * Writes: a lead, a site, some sent again and some deleted, at most three a site, over the
+     * traffic window.
+     */
+    static TenantLimits tenantLimits(ChaosSettings settings) {
+        TenantLimits d = TenantLimits.DEFAULTS;
+        long perMinute = (long) Math.ceil(3.0 * settings.sites() * 60_000 / Math.max(1, settings.traffic().toMillis()));
+        return new TenantLimits(Math.max(d.maxSites(), settings.sites()), Math.max(d.maxLeads(), settings.sites()),
+                d.maxOpenApprovals(), (int) Math.min(Integer.MAX_VALUE, Math.max(d.writesPerMinute(), perMinute)));
     }
 
     /** The client's traffic under attack, until every request was answered and the deletes had their time. */
