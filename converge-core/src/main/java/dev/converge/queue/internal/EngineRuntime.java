@@ -247,7 +247,10 @@ public final class EngineRuntime {
         long startNanos = System.nanoTime();
         if (!observers.isEmpty() && job.runAt() != null) {
             Instant now = store.clock().localNow();
-            observer.started(job, Math.max(0, now.toEpochMilli() - job.runAt().toEpochMilli()));
+            // due since the later of its run time and its creation: a continuation is due since its flow began
+            // (it sorts first), but it did not wait before it existed
+            Instant due = job.createdAt() != null && job.createdAt().isAfter(job.runAt()) ? job.createdAt() : job.runAt();
+            observer.started(job, Math.max(0, now.toEpochMilli() - due.toEpochMilli()));
         }
         DeliveryTracer.Span span = startSpan(job);
         Throwable thrown = null;
