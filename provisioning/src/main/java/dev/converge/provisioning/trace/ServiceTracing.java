@@ -49,7 +49,7 @@ public final class ServiceTracing {
             environmentRead = true;
             if (wanted(System.getenv())) {
                 try {
-                    configured = AutoConfiguredOpenTelemetrySdk.initialize().getOpenTelemetrySdk();
+                    configured = autoconfigured(Map.of(), true);
                     log.info("tracing on: exporting as the OTEL_* environment says");
                 } catch (RuntimeException e) {
                     log.warn("tracing stays off: the OTEL_* environment could not be applied: {}", e.getMessage());
@@ -57,6 +57,22 @@ public final class ServiceTracing {
             }
         }
         return Optional.ofNullable(configured);
+    }
+
+    /**
+     * The SDK as the {@code OTEL_*} environment (and {@code otel.*} system properties) say, over
+     * {@code properties}, over our defaults: traces only (the service's metrics are Micrometer's,
+     * on /metrics), so no OTLP metrics or logs unless asked for.
+     */
+    static io.opentelemetry.sdk.OpenTelemetrySdk autoconfigured(Map<String, String> properties, boolean global) {
+        Map<String, String> defaults = new java.util.HashMap<>(Map.of("otel.metrics.exporter", "none",
+                "otel.logs.exporter", "none", "otel.service.name", "converge"));
+        defaults.putAll(properties);
+        var builder = AutoConfiguredOpenTelemetrySdk.builder().addPropertiesSupplier(() -> defaults);
+        if (global) {
+            builder.setResultAsGlobal();
+        }
+        return builder.build().getOpenTelemetrySdk();
     }
 
     /** Whether the environment asks for traces to be exported. */
