@@ -1,14 +1,14 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.LeasedJob;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.MDC;
 
 /**
  * The logging context of one delivery: every line a handler (or the engine on its behalf) logs
  * while it runs carries the job's id, type, queue, attempt and flow id, so that a JSON log can be
- * searched by any of them. Whatever the thread had under these keys before is put back after.
+ * searched by any of them; a handler may add its own keys for the delivery's lines. The thread's
+ * whole context as it was before is put back after.
  */
 public final class DeliveryMdc {
     public static final String JOB_ID = "job_id";
@@ -17,13 +17,15 @@ public final class DeliveryMdc {
     public static final String ATTEMPT = "attempt";
     public static final String FLOW_ID = "flow_id";
 
-    private final Map<String, String> previous = new LinkedHashMap<>();
+    /** The thread's whole logging context before the delivery, put back after it. */
+    private final Map<String, String> previous;
 
-    private DeliveryMdc() {
+    private DeliveryMdc(Map<String, String> previous) {
+        this.previous = previous;
     }
 
     static DeliveryMdc put(LeasedJob job) {
-        DeliveryMdc m = new DeliveryMdc();
+        DeliveryMdc m = new DeliveryMdc(MDC.getCopyOfContextMap());
         m.set(JOB_ID, Long.toString(job.id()));
         m.set(JOB_TYPE, job.kind());
         m.set(QUEUE, job.queue());
@@ -33,7 +35,6 @@ public final class DeliveryMdc {
     }
 
     private void set(String key, String value) {
-        previous.put(key, MDC.get(key));
         if (value == null) {
             MDC.remove(key);
         } else {
@@ -41,13 +42,15 @@ public final class DeliveryMdc {
         }
     }
 
+    /**
+     * Puts the thread's context back as it was before the delivery: what the handler added (a site,
+     * a tenant) does not follow the thread into its next delivery.
+     */
     void restore() {
-        for (Map.Entry<String, String> e : previous.entrySet()) {
-            if (e.getValue() == null) {
-                MDC.remove(e.getKey());
-            } else {
-                MDC.put(e.getKey(), e.getValue());
-            }
+        if (previous == null || previous.isEmpty()) {
+            MDC.clear();
+        } else {
+            MDC.setContextMap(previous);
         }
     }
 }

@@ -38,6 +38,9 @@ import java.util.Map;
  */
 public final class SiteSteps {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SiteSteps.class);
+    /** Logging-context keys of a site step's delivery, beside the engine's job and flow ids. */
+    public static final String SITE_ID = "site_id";
+    public static final String TENANT_ID = "tenant_id";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Store store;
@@ -94,9 +97,16 @@ public final class SiteSteps {
         return this;
     }
 
+    /**
+     * The step's site; from here on every line the delivery logs carries the site and its tenant
+     * (the engine puts the thread's logging context back when the delivery ends).
+     */
     private Site site(long id) {
-        return store.withConnection(c -> sites.get(c, id))
+        org.slf4j.MDC.put(SITE_ID, Long.toString(id));
+        Site site = store.withConnection(c -> sites.get(c, id))
                 .orElseThrow(() -> new NonRetryableException("site " + id + " does not exist"));
+        org.slf4j.MDC.put(TENANT_ID, Long.toString(site.tenantId()));
+        return site;
     }
 
     void createResource(ResourceStep step, JobContext ctx) {
