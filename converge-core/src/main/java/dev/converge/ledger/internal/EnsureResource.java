@@ -43,7 +43,7 @@ final class EnsureResource {
 
     LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
-        String tag = LedgerTags.tagFor(subject);
+        String tag = ops.tags.tagFor(subject);
         LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params);
         if (e.state() == LedgerState.CONFIRMED) {
             return e;
