@@ -59,8 +59,12 @@ public final class JobTracing implements DeliveryTracer {
             throw new IllegalArgumentException("not an OpenTelemetry: " + openTelemetry);
         }
         JobStore jobs = engine.runtime().jobs();
-        jobs.traceParentFrom(JobTracing::currentTraceParent);
+        jobs.traceParentFrom(() -> {
+            String current = currentTraceParent();
+            return current != null ? current : dev.converge.queue.internal.TraceHandoff.inherited();
+        });
         engine.runtime().trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
+        engine.runtime().observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */
@@ -86,6 +90,9 @@ public final class JobTracing implements DeliveryTracer {
                 .setAttribute("converge.job.attempt", (long) job.attempt());
         if (job.flowId() != null) {
             builder.setAttribute("converge.flow.id", job.flowId());
+            if (job.chainPos() != null) {
+                builder.setAttribute("converge.flow.step", (long) job.chainPos()); // the delivery of a flow's step
+            }
         }
         io.opentelemetry.api.trace.Span span = builder.startSpan();
         Scope scope = span.makeCurrent();
