@@ -402,6 +402,7 @@ public final class Converge implements AutoCloseable {
         Duration reaper;
         Duration reapOlderThan = Duration.ofMinutes(5);
         final ResourceTypes resources = new ResourceTypes();
+        dev.converge.ledger.ResourceTags tags = dev.converge.ledger.ResourceTags.defaults();
         Duration compensationAtLeast = Duration.ofMinutes(5);
         RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
                 .cappedAt(Duration.ofMinutes(1));
@@ -542,6 +543,17 @@ public final class Converge implements AutoCloseable {
                 throw new IllegalArgumentException("watchdog interval must be at least 10ms");
             }
             this.watchdog = every;
+            return this;
+        }
+
+        /**
+         * The installation this engine's resources are tagged with ({@code converge:<installation>:<subject>};
+         * {@code "default"} unless set). Engines sharing a leaf account must each have their own:
+         * the ledger adopts, resolves and tears down by lookup only resources with its own
+         * installation's tag. Letters, digits, {@code . _ -}, at most 64.
+         */
+        public Builder installation(String installation) {
+            this.tags = dev.converge.ledger.ResourceTags.of(installation);
             return this;
         }
 

@@ -69,7 +69,7 @@ final class EngineParts {
         this.batches = new Batches(runtime, batchTracker, encoder);
         this.chains = new Chains(runtime, chainTracker, batches, encoder);
         this.flows = new Flows(runtime, flowTracker, chains, encoder);
-        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue);
+        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue, b.tags);
         this.ledger = new Ledger(ledgerEngine[0]);
         this.tokens = new dev.converge.token.Tokens(runtime, flows, enqueue, b.systemQueue);
         tokenPool[0] = tokens;

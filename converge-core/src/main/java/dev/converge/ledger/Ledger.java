@@ -1,5 +1,6 @@
 package dev.converge.ledger;
 
+import dev.converge.Converge;
 import dev.converge.flow.Flows;
 import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.queue.JobContext;
@@ -109,9 +110,23 @@ public final class Ledger {
         return engine.orphans(type);
     }
 
-    /** The tag a resource of this subject carries at its leaf. */
-    public static String tagFor(String subject) {
-        return dev.converge.ledger.internal.LedgerTags.tagFor(subject);
+    /** How this engine's installation tags its resources ({@link Converge.Builder#installation}). */
+    public ResourceTags tags() {
+        return engine.tags();
+    }
+
+    /** The tag a resource of this subject carries at its leaf, for this engine's installation. */
+    public String tagFor(String subject) {
+        return engine.tags().tagFor(subject);
+    }
+
+    /**
+     * The tag a resource of this subject carries for an engine of the default installation
+     * ({@link ResourceTags#DEFAULT_INSTALLATION}); an engine with its own installation uses
+     * {@link #tagFor(String)} on its ledger.
+     */
+    public static String defaultTagFor(String subject) {
+        return ResourceTags.defaults().tagFor(subject);
     }
 
     public Flows flows() {

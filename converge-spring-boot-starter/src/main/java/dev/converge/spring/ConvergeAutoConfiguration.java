@@ -55,6 +55,7 @@ public class ConvergeAutoConfiguration {
         if (p.getNodeId() != null) {
             b.nodeId(p.getNodeId());
         }
+        b.installation(p.getInstallation());
         if (p.getWatchdog() != null) {
             b.watchdog(p.getWatchdog());
         }

@@ -51,6 +51,12 @@ public class ConvergeProperties {
     /** This node's id in leases and logs (default: host, process id and a random suffix). */
     private String nodeId;
 
+    /**
+     * The installation in every resource tag ({@code converge:<installation>:<subject>}); engines
+     * sharing a leaf account need different ones. Default: {@code default}.
+     */
+    private String installation = "default";
+
     /** The queue the engine's own jobs (compensation, teardown) run on. */
     private String systemQueue = "default";
 
@@ -152,6 +158,14 @@ public class ConvergeProperties {
 
     public String getNodeId() {
         return nodeId;
+    }
+
+    public String getInstallation() {
+        return installation;
+    }
+
+    public void setInstallation(String installation) {
+        this.installation = installation;
     }
 
     public void setNodeId(String nodeId) {

@@ -101,6 +101,20 @@ class ConvergeAutoConfigurationTest {
     }
 
     @Test
+    void theInstallationPropertyTagsTheEnginesResources() {
+        runner().withBean("greetHandler", TypedJobHandler.class, () -> TypedJobHandler.of(GREET, (g, ctx) -> { }))
+                .run(ctx -> assertThat(ctx.getBean(Converge.class).ledger().tagFor("order-1"))
+                        .isEqualTo("converge:default:order-1"));
+        runner().withBean("greetHandler", TypedJobHandler.class, () -> TypedJobHandler.of(GREET, (g, ctx) -> { }))
+                .withPropertyValues("converge.installation=staging")
+                .run(ctx -> assertThat(ctx.getBean(Converge.class).ledger().tagFor("order-1"))
+                        .isEqualTo("converge:staging:order-1"));
+        runner().withBean("greetHandler", TypedJobHandler.class, () -> TypedJobHandler.of(GREET, (g, ctx) -> { }))
+                .withPropertyValues("converge.installation=no:colons")
+                .run(ctx -> assertThat(ctx).hasFailed());
+    }
+
+    @Test
     void refusesAHandlerBeanThatDoesNotNameItsJobType() {
         JobHandler<Greet> anonymous = (g, ctx) -> { };
         runner().withBean("anonymous", JobHandler.class, () -> anonymous)

@@ -192,7 +192,7 @@ final class MatrixScenario {
                 .resource(resources).resource(plain).compensationRetry(fast())
                 .handle(RESOURCE, (s, ctx) -> {
                     if (naive) {
-                        resources.create(new CreateRequest(s.id(), Ledger.tagFor(s.id()), null, Map.of()));
+                        resources.create(new CreateRequest(s.id(), Ledger.defaultTagFor(s.id()), null, Map.of()));
                         CrashSites.reach(ctx, CrashPoint.AFTER_LEAF_ANSWER);
                     } else {
                         self[0].ledger().ensure(ctx, resources, s.id(), s.id(), Map.of());
@@ -206,7 +206,7 @@ final class MatrixScenario {
                     }
                     if (plain.find(PLAIN_KEY).isEmpty()) {
                         try {
-                            plain.create(new CreateRequest(PLAIN_KEY, Ledger.tagFor(s.id()), null, Map.of()));
+                            plain.create(new CreateRequest(PLAIN_KEY, Ledger.defaultTagFor(s.id()), null, Map.of()));
                         } catch (ResourceExists e) {
                             // an earlier delivery made it
                         }

@@ -179,7 +179,7 @@ class LedgerTest {
     void aResourceAtTheLeafWithOurTagIsAdopted(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            LeafResource earlier = repos.plant("site-9", Ledger.tagFor("s9"));
+            LeafResource earlier = repos.plant("site-9", Ledger.defaultTagFor("s9"));
             assertThat(runToEnd(engine, new Make(repos.kind(), "site-9", "s9")).state()).isEqualTo(JobState.SUCCEEDED);
             assertThat(entry(engine, repos, "site-9").leafId()).isEqualTo(earlier.leafId());
             assertThat(repos.totalCreates()).isZero();

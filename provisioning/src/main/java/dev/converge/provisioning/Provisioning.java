@@ -50,7 +50,8 @@ public final class Provisioning implements AutoCloseable {
         Receipts receipts = new Receipts(config, resources);
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
-        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters);
+        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters)
+                .installation(config.tags().installation());
         if (node.nodeId() != null) {
             b.nodeId(node.nodeId());
         }

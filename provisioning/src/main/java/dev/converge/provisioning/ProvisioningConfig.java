@@ -1,5 +1,6 @@
 package dev.converge.provisioning;
 
+import dev.converge.ledger.ResourceTags;
 import dev.converge.provisioning.leaf.GitHostConfig;
 import dev.converge.provisioning.leaf.HostingConfig;
 import dev.converge.provisioning.leaf.LicenseConfig;
@@ -20,6 +21,8 @@ import java.util.regex.Pattern;
  * @param idempotencyTtl    how long an {@code Idempotency-Key} is remembered
  * @param database          the per-site PostgreSQL leaf, or null to provision no database
  * @param mailLookup        how to ask the mail provider whether a welcome email went out; null if it cannot be asked
+ * @param tags              how this installation tags its resources at the leaves
+ *                          ({@code converge:<installation>:<site-N>}); null for the default installation
  */
 public record ProvisioningConfig(
         String baseDomain,
@@ -32,7 +35,8 @@ public record ProvisioningConfig(
         LicenseConfig license,
         PostgresLeafConfig database,
         SmtpConfig smtp,
-        MailLookup mailLookup) {
+        MailLookup mailLookup,
+        ResourceTags tags) {
 
     private static final Pattern DOMAIN = Pattern.compile("([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}");
 
@@ -52,6 +56,13 @@ public record ProvisioningConfig(
         Objects.requireNonNull(hosting, "hosting");
         Objects.requireNonNull(license, "license");
         Objects.requireNonNull(smtp, "smtp");
+        tags = tags == null ? ResourceTags.defaults() : tags;
+    }
+
+    /** This configuration for another installation. */
+    public ProvisioningConfig withTags(ResourceTags t) {
+        return new ProvisioningConfig(baseDomain, trialWindow, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
+                license, database, smtp, mailLookup, t);
     }
 
     /** Asks the mail provider whether a message carrying a send token was accepted. */

@@ -16,6 +16,7 @@ public final class ProvisioningFixture implements AutoCloseable {
     private final EmbeddedLeaves leaves;
     private final Store store;
     private final Provisioning service;
+    private final boolean ownLeaves;
 
     public ProvisioningFixture() {
         this(Duration.ofDays(14));
@@ -27,9 +28,24 @@ public final class ProvisioningFixture implements AutoCloseable {
 
     /** With the chat model the assistant's turns use. */
     public ProvisioningFixture(Duration trialWindow, dev.converge.provisioning.assistant.ModelSettings model) {
-        this.leaves = EmbeddedLeaves.start(42);
+        this(EmbeddedLeaves.start(42), true, trialWindow, model, null);
+    }
+
+    /**
+     * Another installation against leaves someone else started (and closes): its own store, its
+     * resources tagged with {@code tags}.
+     */
+    public ProvisioningFixture(EmbeddedLeaves shared, dev.converge.ledger.ResourceTags tags) {
+        this(shared, false, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(), tags);
+    }
+
+    private ProvisioningFixture(EmbeddedLeaves leaves, boolean ownLeaves, Duration trialWindow,
+            dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags) {
+        this.leaves = leaves;
+        this.ownLeaves = ownLeaves;
         this.store = TestStores.h2(true, EngineClock.database());
-        ProvisioningConfig config = leaves.config(trialWindow, Duration.ofMinutes(2), null, Duration.ofSeconds(2));
+        ProvisioningConfig config = leaves.config(trialWindow, Duration.ofMinutes(2), null, Duration.ofSeconds(2))
+                .withTags(tags);
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
@@ -49,6 +65,8 @@ public final class ProvisioningFixture implements AutoCloseable {
     public void close() {
         service.close();
         store.close();
-        leaves.close();
+        if (ownLeaves) {
+            leaves.close();
+        }
     }
 }

@@ -49,7 +49,7 @@ final class EnsureResource {
     LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params,
             String[] outcome) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
-        String tag = LedgerTags.tagFor(subject);
+        String tag = ops.tags.tagFor(subject);
         LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params);
         if (e.state() == LedgerState.CONFIRMED) {
             outcome[0] = "existing";

@@ -57,9 +57,15 @@ public final class LedgerEngine {
     private final JobType<EntryRef> resolveType;
     private final Function<Job<?>, Long> enqueue;
 
+    /** For the default installation. */
     public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue) {
-        this.ops = new LedgerOps(rt, new LedgerStore(rt.store().dialect()), flows, types);
+        this(rt, flows, types, systemQueue, enqueue, dev.converge.ledger.ResourceTags.defaults());
+    }
+
+    public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
+            Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags) {
+        this.ops = new LedgerOps(rt, new LedgerStore(rt.store().dialect()), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
         this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)));
         this.teardown = new TeardownEntry(ops);
@@ -216,6 +222,10 @@ public final class LedgerEngine {
             reapCursor.set(stale.get(stale.size() - 1).id());
         }
         return n;
+    }
+
+    public dev.converge.ledger.ResourceTags tags() {
+        return ops.tags;
     }
 
     public List<LeafResource> orphans(ResourceType type) {

@@ -24,9 +24,11 @@ final class LedgerOps {
     final LedgerStore store;
     final Flows flows;
     final ResourceTypes types;
+    final dev.converge.ledger.ResourceTags tags;
 
-    LedgerOps(EngineRuntime rt, LedgerStore store, Flows flows, ResourceTypes types) {
+    LedgerOps(EngineRuntime rt, LedgerStore store, Flows flows, ResourceTypes types, dev.converge.ledger.ResourceTags tags) {
         this.rt = rt;
+        this.tags = tags;
         this.store = store;
         this.flows = flows;
         this.types = types;
@@ -94,7 +96,7 @@ final class LedgerOps {
     LeafResource replayCreate(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
         ctx.checkLease();
         TransactionGuard.assertNoTransaction("resent create of " + type.kind());
-        return ObservedLeaf.create(rt.events(), type, new CreateRequest(e.naturalKey(), LedgerTags.tagFor(e.subject()),
+        return ObservedLeaf.create(rt.events(), type, new CreateRequest(e.naturalKey(), tags.tagFor(e.subject()),
                 idempotencyKey(e), params));
     }
 

@@ -64,7 +64,7 @@ final class ResolveEntry {
         }
         TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, e.naturalKey());
-        String tag = LedgerTags.tagFor(e.subject());
+        String tag = ops.tags.tagFor(e.subject());
         boolean ok;
         if (found.isPresent() && tag.equals(found.get().tag())) {
             ok = ops.db(c -> ops.store.confirm(c, e.id(), found.get().leafId(), found.get().data(), ctx.lease(), ops.now()));

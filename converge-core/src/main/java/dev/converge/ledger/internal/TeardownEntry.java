@@ -59,7 +59,7 @@ final class TeardownEntry {
 
     private boolean delete(JobContext ctx, LedgerEntry e) {
         ResourceType type = ops.types.get(e.kind());
-        String tag = LedgerTags.tagFor(e.subject());
+        String tag = ops.tags.tagFor(e.subject());
         LeafResource target;
         if (e.leafId() != null) {
             target = e.toResource(tag);

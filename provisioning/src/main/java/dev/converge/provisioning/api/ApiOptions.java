@@ -12,9 +12,20 @@ import java.util.Objects;
  * @param inFlightTimeout  an {@code Idempotency-Key} claim unfinished after this is presumed abandoned
  *                         (its server died) and may be taken over by a retry
  * @param purgeEvery       how often expired idempotency keys are deleted
+ * @param maxConnections   connections open at once; while at the limit the server accepts no more, so
+ *                         new ones wait in the kernel's listen backlog (and are refused by the kernel
+ *                         once that is full) until one closes
+ * @param requestQueue     requests waiting for a worker thread; beyond it a request is refused at once
+ *                         (the connection is closed) instead of growing the heap
+ * @param idleTimeout      a connection that sends nothing for this long is closed (slow clients, idle
+ *                         keep-alives that hold a connection slot)
  */
-public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFlightTimeout, Duration purgeEvery) {
+public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFlightTimeout, Duration purgeEvery,
+        int maxConnections, int requestQueue, Duration idleTimeout) {
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024;
+    public static final int DEFAULT_MAX_CONNECTIONS = 2_000;
+    public static final int DEFAULT_REQUEST_QUEUE = 2_000;
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
 
     public ApiOptions {
         Objects.requireNonNull(host, "host");
@@ -33,30 +44,49 @@ public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFli
         if (purgeEvery == null || purgeEvery.isNegative() || purgeEvery.isZero()) {
             throw new IllegalArgumentException("purgeEvery must be positive");
         }
+        if (maxConnections < 1 || maxConnections > 100_000) {
+            throw new IllegalArgumentException("--max-connections must be between 1 and 100000");
+        }
+        if (requestQueue < 1 || requestQueue > 100_000) {
+            throw new IllegalArgumentException("--request-queue must be between 1 and 100000");
+        }
+        if (idleTimeout == null || idleTimeout.compareTo(Duration.ofMillis(100)) < 0
+                || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("--idle-timeout must be between 100ms and 1h");
+        }
     }
 
-    /** 127.0.0.1, a free port, 16 KiB bodies, abandoned claims after 1 minute, purge every 10 minutes. */
+    /**
+     * 127.0.0.1, a free port, 16 KiB bodies, abandoned claims after 1 minute, purge every 10 minutes,
+     * 2,000 connections, 2,000 queued requests, 30 s idle timeout.
+     */
     public static ApiOptions defaults() {
-        return new ApiOptions("127.0.0.1", 0, DEFAULT_MAX_BODY_BYTES, Duration.ofMinutes(1), Duration.ofMinutes(10));
+        return new ApiOptions("127.0.0.1", 0, DEFAULT_MAX_BODY_BYTES, Duration.ofMinutes(1), Duration.ofMinutes(10),
+                DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_QUEUE, DEFAULT_IDLE_TIMEOUT);
     }
 
     public ApiOptions withHost(String h) {
-        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, purgeEvery);
+        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withPort(int p) {
-        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, purgeEvery);
+        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withMaxBodyBytes(int max) {
-        return new ApiOptions(host, port, max, inFlightTimeout, purgeEvery);
+        return new ApiOptions(host, port, max, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withInFlightTimeout(Duration d) {
-        return new ApiOptions(host, port, maxBodyBytes, d, purgeEvery);
+        return new ApiOptions(host, port, maxBodyBytes, d, purgeEvery, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withPurgeEvery(Duration d) {
-        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, d);
+        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, d, maxConnections, requestQueue, idleTimeout);
+    }
+
+    /** The connection limit, the request queue and the idle timeout together. */
+    public ApiOptions withJetty(int connections, int queue, Duration idle) {
+        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, purgeEvery, connections, queue, idle);
     }
 }

@@ -30,13 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
-    /** Requests waiting for a thread; beyond it Jetty refuses at once. */
-    static final int REQUEST_QUEUE = 2_000;
-    /** Open connections at once; beyond it new ones wait in the kernel's backlog. */
-    static final int MAX_CONNECTIONS = 2_000;
-    /** A connection that sends nothing for this long is closed (slow-loris). */
-    static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(30);
-
     /** How often the leaves' inventories are compared with the ledger for {@code GET /v1/orphans}. */
     static final java.time.Duration ORPHAN_SCAN_EVERY = java.time.Duration.ofMinutes(10);
 
@@ -110,17 +103,17 @@ public final class ApiServer implements AutoCloseable {
         // our own reader enforces the limit with a 413 problem; this bounds anything else that reads a body
         cfg.http.maxRequestSize = options.maxBodyBytes();
         // bounded everywhere: a flood waits in a queue of known size, then is refused, instead of growing the heap
-        QueuedThreadPool threads = new QueuedThreadPool(200, 8, 60_000, new BlockingArrayQueue<>(REQUEST_QUEUE));
+        QueuedThreadPool threads = new QueuedThreadPool(200, 8, 60_000, new BlockingArrayQueue<>(options.requestQueue()));
         threads.setName("converge-api");
         cfg.jetty.threadPool = threads;
         cfg.jetty.modifyServer(server -> {
-            server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, server));
+            server.addBean(new NetworkConnectionLimit(options.maxConnections(), server));
             server.addEventListener(new LifeCycle.Listener() {
                 @Override
                 public void lifeCycleStarting(LifeCycle event) {
                     for (Connector c : server.getConnectors()) {
                         if (c instanceof AbstractConnector a) {
-                            a.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+                            a.setIdleTimeout(options.idleTimeout().toMillis());
                         }
                     }
                 }

@@ -60,7 +60,7 @@ final class DashboardActions {
         LeafResource orphan = orphans.stream().filter(r -> leafId.equals(r.leafId())).findFirst()
                 .orElseThrow(() -> new ApiProblem(ProblemType.NOT_FOUND, "No orphan " + kind + " " + leafId
                         + " now: a ledger entry owns it, or it is gone."));
-        long siteId = Site.idInTag(orphan.tag());
+        long siteId = Site.idInTag(service.resources().tags(), orphan.tag());
         if (siteId <= 0 || !siteExists(siteId)) {
             throw ApiProblem.invalid(ProblemType.VALIDATION_FAILED, "leaf_id",
                     "is not tagged with one of this service's sites; it is never deleted from here");

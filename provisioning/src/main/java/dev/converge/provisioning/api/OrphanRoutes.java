@@ -98,8 +98,8 @@ final class OrphanRoutes {
         last = new Report(List.copyOf(items), others, complete, List.copyOf(leaves), java.time.Instant.now().toString());
     }
 
-    /** The site id in a site's tag, or 0 if the tag names no site ({@link Site#idInTag}). */
-    static long siteOf(String tag) {
-        return Site.idInTag(tag);
+    /** The site id in a site's tag of this installation, or 0 if the tag names none ({@link Site#idInTag}). */
+    long siteOf(String tag) {
+        return Site.idInTag(ledger.tags(), tag);
     }
 }

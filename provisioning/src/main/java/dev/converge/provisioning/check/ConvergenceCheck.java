@@ -31,7 +31,6 @@ public final class ConvergenceCheck {
     private static final Map<String, String> LEAF_OF_KIND = Map.of(SiteResources.REPOSITORY, "githost",
             SiteResources.HOSTING, "hosting", SiteResources.LICENSE, "license");
 
-    private static final String OUR_TAGS = Ledger.tagFor("");
 
     private final Store store;
     private final SiteResources resources;
@@ -145,7 +144,7 @@ public final class ConvergenceCheck {
                 // what carries this site's tag is its own; a resource under the same name with another tag
                 // is someone else's (the site should have failed with a conflict), not ours to count
                 InventorySnapshot inv = inventories.get(LEAF_OF_KIND.get(kind));
-                String tag = Ledger.tagFor(site.subject());
+                String tag = resources.tags().tagFor(site.subject());
                 held = inv.currentOf(key).stream().filter(r -> tag.equals(r.tag())).count();
                 long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED
                         && key.equals(e.naturalKey()) && tag.equals(e.tag())).count();
@@ -201,8 +200,8 @@ public final class ConvergenceCheck {
         }
     }
 
-    private static boolean ours(String tag) {
-        return tag != null && tag.startsWith(OUR_TAGS);
+    private boolean ours(String tag) {
+        return resources.tags().isOurs(tag);
     }
 
     /** The ledger's leaf id of a resource as the simulated leaf reports it. */

@@ -14,8 +14,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code converge reconcile}: compares each leaf's inventory with the ledger and reports what no
- * ledger entry owns; with {@code --delete}, removes those that carry the exact tag of one of this
- * store's sites (never anyone else's, nor another installation's).
+ * ledger entry owns and carries this installation's tag ({@code --installation}); with
+ * {@code --delete}, removes those that carry the exact tag of one of this store's sites. Resources
+ * of another installation sharing the leaf account, old-format tags and anyone else's are only
+ * counted, never listed as ours nor deleted.
  */
 @Command(name = "reconcile", mixinStandardHelpOptions = true,
         description = "Report resources the leaves hold that no ledger entry owns (orphans); --delete removes ours.")
@@ -28,41 +30,51 @@ public final class ReconcileCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int orphans = 0;
         try (Store store = service.database.open();
                 Provisioning p = Provisioning.start(store, service.config(null),
                         NodeOptions.defaults().withConcurrency(0).withMaintenance(false, false))) {
-            for (ResourceType type : p.resources().all()) {
-                List<LeafResource> found;
-                try {
-                    found = p.engine().ledger().orphans(type);
-                } catch (RuntimeException e) {
-                    System.out.printf("%-20s cannot be listed now: %s%n", type.kind(), e.getMessage());
-                    continue;
+            int orphans = reconcile(p, delete, id -> siteExists(store, id), System.out);
+            return orphans == 0 || delete ? 0 : 3;
+        }
+    }
+
+    /** Reports (and with {@code delete} removes) this installation's orphans; returns how many it listed. */
+    static int reconcile(Provisioning p, boolean delete, java.util.function.LongPredicate siteExists,
+            java.io.PrintStream out) {
+        int orphans = 0;
+        var tags = p.resources().tags();
+        for (ResourceType type : p.resources().all()) {
+            List<LeafResource> found;
+            try {
+                found = p.engine().ledger().orphans(type);
+            } catch (RuntimeException e) {
+                out.printf("%-20s cannot be listed now: %s%n", type.kind(), e.getMessage());
+                continue;
+            }
+            List<LeafResource> mine = found.stream().filter(r -> tags.isOurs(r.tag())).toList();
+            out.printf("%-20s %d orphan(s) of installation %s; %d other unowned resource(s) left alone%n",
+                    type.kind(), mine.size(), tags.installation(), found.size() - mine.size());
+            for (LeafResource r : mine) {
+                orphans++;
+                String action = "";
+                if (delete && deletable(tags, r, siteExists)) {
+                    type.delete(r);
+                    action = "  deleted";
                 }
-                System.out.printf("%-20s %d orphan(s)%n", type.kind(), found.size());
-                for (LeafResource r : found) {
-                    orphans++;
-                    boolean ours = deletable(r, id -> siteExists(store, id));
-                    String action = "";
-                    if (delete && ours) {
-                        type.delete(r);
-                        action = "  deleted";
-                    }
-                    System.out.printf("  %s  id=%s  tag=%s%s%n", r.naturalKey(), r.leafId(), r.tag(), action);
-                }
+                out.printf("  %s  id=%s  tag=%s%s%n", r.naturalKey(), r.leafId(), r.tag(), action);
             }
         }
-        return orphans == 0 || delete ? 0 : 3;
+        return orphans;
     }
 
     /**
      * An orphan may be deleted only if its tag is exactly the tag of a site of this installation's
      * store: a tag that merely starts with {@code converge:} may be another installation's (sharing
-     * the leaf account) or anyone's imitation of ours.
+     * the leaf account), an old-format one, or anyone's imitation of ours.
      */
-    static boolean deletable(LeafResource r, java.util.function.LongPredicate siteExists) {
-        long id = Site.idInTag(r.tag());
+    static boolean deletable(dev.converge.ledger.ResourceTags tags, LeafResource r,
+            java.util.function.LongPredicate siteExists) {
+        long id = Site.idInTag(tags, r.tag());
         return id > 0 && siteExists.test(id);
     }
 

@@ -38,15 +38,28 @@ public final class ServerCommand implements Callable<Integer> {
             description = "An Idempotency-Key claim unfinished after this is presumed abandoned (default 1m).")
     java.time.Duration inFlightTimeout;
 
+    @Option(names = "--max-connections", defaultValue = "2000", description = "Connections open at once (default "
+            + "${DEFAULT-VALUE}); at the limit no more are accepted: new ones wait in the kernel's backlog until one closes.")
+    int maxConnections;
+
+    @Option(names = "--request-queue", defaultValue = "2000", description = "Requests waiting for a worker thread "
+            + "(default ${DEFAULT-VALUE}); beyond it a request's connection is closed at once.")
+    int requestQueue;
+
+    @Option(names = "--idle-timeout", defaultValue = "30s", converter = DurationConverter.class, description = "A "
+            + "connection that sends nothing for this long is closed (default ${DEFAULT-VALUE}; 100ms to 1h).")
+    java.time.Duration idleTimeout;
+
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
+        ApiOptions api0 = apiOptions(); // bad limits refused before anything opens
         NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
         ProvisioningConfig config = service.config(null); // a missing leaf token is refused before anything opens
         var chat = model.settings();
         try (Store store = service.database.open();
                 Provisioning p = Provisioning.start(store, config, options, chat);
-                ApiServer api = ApiServer.start(p, apiOptions(), dev.converge.provisioning.StandardExtensions.all())) {
+                ApiServer api = ApiServer.start(p, api0, dev.converge.provisioning.StandardExtensions.all())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
             System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "
                     + p.engine().nodeId() + ", store " + store + ")");
@@ -56,8 +69,9 @@ public final class ServerCommand implements Callable<Integer> {
         return 0;
     }
 
-    private ApiOptions apiOptions() {
-        ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port);
+    ApiOptions apiOptions() {
+        ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port)
+                .withJetty(maxConnections, requestQueue, idleTimeout);
         return inFlightTimeout == null ? o : o.withInFlightTimeout(inFlightTimeout);
     }
 }

@@ -1,5 +1,6 @@
 package dev.converge.provisioning.cli;
 
+import dev.converge.ledger.ResourceTags;
 import dev.converge.provisioning.ProvisioningConfig;
 import dev.converge.provisioning.leaf.ApiToken;
 import dev.converge.provisioning.leaf.GitHostConfig;
@@ -84,6 +85,13 @@ public final class ServiceOptions {
             + "send and the token spend; without it such a send needs a person.")
     String mailLookupUrl;
 
+    @Option(names = "--installation", defaultValue = "default", description = "This installation's id, carried in "
+            + "every resource tag (converge:<installation>:site-N): installations sharing a leaf account never adopt, "
+            + "reconcile or delete each other's resources. With CONVERGE_INSTALLATION_SECRET set, the tag carries "
+            + "an HMAC-SHA256 of it under that secret instead (no one without the secret can forge it). "
+            + "Letters, digits, '.', '_', '-'; at most 64. Default: ${DEFAULT-VALUE}.")
+    String installation = "default";
+
     @Option(names = "--dev", description = "Use the leaf simulator's default tokens (dev-<leaf>-token) for leaves whose "
             + "CONVERGE_<LEAF>_TOKEN is unset. Local demos only: without it a missing token stops the command.")
     boolean dev;
@@ -117,7 +125,38 @@ public final class ServiceOptions {
                 new LicenseConfig(http("license")),
                 db,
                 SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),
-                mailLookup);
+                mailLookup, tags());
+    }
+
+    /** The tags of {@code --installation}, keyed by CONVERGE_INSTALLATION_SECRET when it is set. */
+    public ResourceTags tags() {
+        return installationTags(installation, env("CONVERGE_INSTALLATION_SECRET", null));
+    }
+
+    /**
+     * {@code installation} itself, or with a secret the first 32 hex digits of
+     * HMAC-SHA256(secret, installation): a tag no one can make without the secret. The secret is
+     * never logged nor part of any message.
+     */
+    static ResourceTags installationTags(String installation, String secret) {
+        if (installation == null || !installation.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("--installation must be 1 to 64 letters, digits, '.', '_' or '-'");
+        }
+        if (secret == null) {
+            return ResourceTags.of(installation);
+        }
+        if (secret.length() < 16) {
+            throw new IllegalArgumentException("CONVERGE_INSTALLATION_SECRET must be at least 16 characters");
+        }
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "HmacSHA256"));
+            byte[] h = mac.doFinal(installation.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return ResourceTags.of(java.util.HexFormat.of().formatHex(h, 0, 16));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is unavailable", e);
+        }
     }
 
     private HttpLeafConfig http(String leaf) {

@@ -70,7 +70,7 @@ final class NaiveSiteSteps {
         });
         String key = resources.naturalKey(step.kind(), site.subdomain());
         var made = resources.get(step.kind()).create(new dev.converge.ledger.CreateRequest(key,
-                dev.converge.ledger.Ledger.tagFor(site.subject()), UUID.randomUUID().toString(), java.util.Map.of()));
+                resources.tags().tagFor(site.subject()), UUID.randomUUID().toString(), java.util.Map.of()));
         store.withConnection(c -> {
             Params p = Params.of().now(store.clock().sqlNow()).text("kind", step.kind()).text("key", key)
                     .text("leaf_id", made.leafId()).text("subject", site.subject());

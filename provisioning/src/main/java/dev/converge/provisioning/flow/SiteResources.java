@@ -29,6 +29,11 @@ public final class SiteResources {
     private final Map<String, DriverResourceType> types = new LinkedHashMap<>();
     private final HostingDriver hosting;
 
+    /** How this installation tags a site's resources: the one function for steps, reports and reconcile. */
+    public dev.converge.ledger.ResourceTags tags() {
+        return config.tags();
+    }
+
     public SiteResources(ProvisioningConfig config, MeterRegistry meters) {
         this.config = config;
         this.hosting = new HostingDriver(config.hosting());

@@ -12,9 +12,12 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Per-tenant quotas and write rate limits. Writes are counted in a token bucket per tenant
- * (Bucket4j, greedy refill over a minute; per process, so N API nodes admit up to N times the rate
- * in all). Quotas are counted in the database when something is about to be created; racing
+ * Per-tenant quotas and write rate limits. Writes are counted in a token bucket per tenant that
+ * every API process shares, held in the database ({@code pv_write_bucket}, greedy refill over a
+ * minute): taking a token is one atomic UPDATE, so N processes admit the tenant's rate in all, not
+ * N times it. In front of it each process keeps its own Bucket4j bucket at the same rate, which
+ * refuses a flood aimed at one process without a query (it can only refuse what the shared bucket
+ * would refuse too: no process may admit more than the whole rate). Quotas are counted in the database when something is about to be created; racing
  * requests may overshoot a quota by the few that race, which a limit of this kind tolerates. A
  * tenant's limits are re-read at most every {@link #REFRESH}, so {@code tenant update} takes
  * effect within that time.
@@ -54,6 +57,11 @@ public final class Limits {
     private final Map<Quota, Sql> counts;
     private final Map<Long, Cached> cache = new ConcurrentHashMap<>();
     private final Map<Long, Rate> rates = new ConcurrentHashMap<>();
+    /** The engine clock's now (the database's, unless a test sets it) in epoch milliseconds. */
+    private static final String NOW_MS = "CAST(EXTRACT(EPOCH FROM {now}) * 1000 AS BIGINT)";
+    private final Sql take;
+    private final Sql seed;
+    private final Sql level;
 
     public Limits(Store store, TenantLimits defaults) {
         this.store = store;
@@ -63,6 +71,13 @@ public final class Limits {
         update = Sql.of(d, "UPDATE pv_tenant SET max_sites = COALESCE(:max_sites, max_sites), max_leads = "
                 + "COALESCE(:max_leads, max_leads), max_open_approvals = COALESCE(:max_open_approvals, max_open_approvals), "
                 + "writes_per_minute = COALESCE(:writes_per_minute, writes_per_minute) WHERE id = :id");
+        // micro-tokens; refill = elapsed ms * perMinute * 1e6 / 60000 = elapsed * perMinute * 50 / 3,
+        // elapsed bounded to an hour (and never negative: nodes' clocks may differ a little)
+        String refilled = "LEAST(CAST(:cap_u AS BIGINT), tokens_u + LEAST(GREATEST(" + NOW_MS + " - refilled_ms, 0), 3600000) * CAST(:per_min AS BIGINT) * 50 / 3)";
+        take = Sql.of(d, "UPDATE pv_write_bucket SET tokens_u = " + refilled + " - 1000000, "
+                + "refilled_ms = GREATEST(refilled_ms, " + NOW_MS + ") WHERE tenant_id = :id AND " + refilled + " >= 1000000");
+        seed = Sql.of(d, "INSERT INTO pv_write_bucket (tenant_id, tokens_u, refilled_ms) VALUES (:id, CAST(:cap_u AS BIGINT) - 1000000, " + NOW_MS + ")");
+        level = Sql.of(d, "SELECT " + refilled + " FROM pv_write_bucket WHERE tenant_id = :id");
         counts = Map.of(
                 Quota.SITES, Sql.of(d, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = :id AND state <> 'deleted'"),
                 Quota.LEADS, Sql.of(d, "SELECT COUNT(*) FROM pv_lead WHERE tenant_id = :id"),
@@ -121,8 +136,55 @@ public final class Limits {
         return used >= limit ? Optional.of(new Exceeded(quota, limit)) : Optional.empty();
     }
 
-    /** Takes one write from the tenant's bucket: empty if allowed, else the seconds to wait. */
+    /**
+     * Takes one write from the tenant's shared bucket (after its local one): empty if allowed, else
+     * the seconds to wait.
+     */
     public OptionalLong tryWrite(long tenantId) {
+        OptionalLong local = tryLocal(tenantId);
+        if (local.isPresent()) {
+            return local;
+        }
+        return tryShared(tenantId, of(tenantId).writesPerMinute());
+    }
+
+    /** The bucket all processes share: one UPDATE takes a token if the refilled level has one. */
+    OptionalLong tryShared(long tenantId, int perMinute) {
+        long capU = perMinute * 1_000_000L;
+        Params p = Params.of().bigint("id", tenantId).bigint("cap_u", capU).bigint("per_min", (long) perMinute)
+                .now(store.clock().sqlNow());
+        for (int round = 0; round < 2; round++) {
+            Long[] level0 = new Long[1];
+            boolean taken = store.withConnection(c -> {
+                if (take.update(c, p) == 1) {
+                    return true;
+                }
+                level0[0] = level.queryOne(c, p, rs -> rs.getLong(1));
+                return false;
+            });
+            if (taken) {
+                return OptionalLong.empty();
+            }
+            if (level0[0] != null) {
+                long missingU = 1_000_000L - level0[0];
+                // perMinute tokens a minute = perMinute * 1e6 / 60 micro-tokens a second
+                long perSecondU = Math.max(1, perMinute * 1_000_000L / 60);
+                return OptionalLong.of(Math.max(1, (missingU + perSecondU - 1) / perSecondU));
+            }
+            try { // the tenant's first write anywhere: its bucket starts full, less this write
+                store.withConnection(c -> seed.update(c, p));
+                return OptionalLong.empty();
+            } catch (dev.converge.store.StoreException e) {
+                if (!(e.getCause() instanceof java.sql.SQLException q) || !"23505".equals(q.getSQLState())) {
+                    throw e;
+                }
+                // another process seeded it first: take from it like any other time
+            }
+        }
+        throw new IllegalStateException("the write bucket of tenant " + tenantId + " could be neither seeded nor read");
+    }
+
+    private OptionalLong tryLocal(long tenantId) {
         int perMinute = of(tenantId).writesPerMinute();
         Rate rate = rates.compute(tenantId, (id, r) -> r != null && r.perMinute() == perMinute ? r
                 : new Rate(Bucket.builder().addLimit(b -> b.capacity(perMinute).refillGreedy(perMinute,

@@ -19,9 +19,13 @@ public record Site(long id, long tenantId, long leadId, String subdomain, String
         return "site-" + siteId;
     }
 
-    /** The site id whose tag ({@code Ledger.tagFor(subjectOf(id))}) this is exactly, or 0 if it is none. */
-    public static long idInTag(String tag) {
-        if (tag == null) {
+    /**
+     * The site id whose tag in this installation ({@code tags.tagFor(subjectOf(id))}) this is
+     * exactly, or 0 if it is none: another installation's tag, an old-format one
+     * ({@code converge:site-N}) or anyone else's is 0.
+     */
+    public static long idInTag(dev.converge.ledger.ResourceTags tags, String tag) {
+        if (!tags.isOurs(tag)) {
             return 0;
         }
         int start = tag.length();
@@ -32,6 +36,6 @@ public record Site(long id, long tenantId, long leadId, String subdomain, String
             return 0;
         }
         long id = Long.parseLong(tag.substring(start));
-        return id > 0 && dev.converge.ledger.Ledger.tagFor(subjectOf(id)).equals(tag) ? id : 0;
+        return id > 0 && tags.tagFor(subjectOf(id)).equals(tag) ? id : 0;
     }
 }

@@ -193,7 +193,7 @@ class DashboardApiTest {
     void anOperatorDeletesAnOrphanOfOurSitesAfterItIsCheckedAgainButNothingElse() {
         var repos = api.service().resources().get(SiteResources.REPOSITORY);
         String ours = repos.create(new CreateRequest(ApiHarness.subdomain("stray-ours"),
-                dev.converge.ledger.Ledger.tagFor(dev.converge.provisioning.site.Site.subjectOf(okSite)), null, Map.of())).leafId();
+                dev.converge.ledger.Ledger.defaultTagFor(dev.converge.provisioning.site.Site.subjectOf(okSite)), null, Map.of())).leafId();
         String nobodys = repos.create(new CreateRequest(ApiHarness.subdomain("stray-nobodys"), null, null, Map.of())).leafId();
         String path = "/v1/dashboard/orphans/delete";
         String body = "{\"kind\":\"" + SiteResources.REPOSITORY + "\",\"leaf_id\":\"" + ours + "\"}";

@@ -134,7 +134,7 @@ class DashboardBrowserTest {
         // an orphan of ours, deleted after the operator confirms
         var repos = api.service().resources().get(SiteResources.REPOSITORY);
         String stray = repos.create(new CreateRequest(ApiHarness.subdomain("stray"),
-                Ledger.tagFor(Site.subjectOf(ok)), null, Map.of())).leafId();
+                Ledger.defaultTagFor(Site.subjectOf(ok)), null, Map.of())).leafId();
         api.server.scanOrphansNow();
         browser.findElement(By.cssSelector("nav a[href='#overview']")).click();
         wait.until(ExpectedConditions.textToBe(By.cssSelector("[data-testid=orphans] [data-count=orphans]"), "1"));

@@ -39,7 +39,7 @@ class OrphanApiTest {
 
             // resources at a leaf that no ledger entry owns: one tagged as a's site, one untagged
             var repos = api.service().resources().get(SiteResources.REPOSITORY);
-            repos.create(new CreateRequest("stray-ours", Ledger.tagFor(Site.subjectOf(siteId)), null, Map.of()));
+            repos.create(new CreateRequest("stray-ours", Ledger.defaultTagFor(Site.subjectOf(siteId)), null, Map.of()));
             repos.create(new CreateRequest("stray-nobodys", null, null, Map.of()));
 
             assertThat(api.client.get("/v1/orphans", operator).json().get("other_count").asInt())
