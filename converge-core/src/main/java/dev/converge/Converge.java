@@ -1,14 +1,14 @@
 package dev.converge;
 
 import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chains;
 import dev.converge.claim.Claims;
-import dev.converge.claim.Leadership;
+import dev.converge.claim.internal.Leadership;
 import dev.converge.flow.Flows;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
-import dev.converge.ledger.ResourceTypes;
+import dev.converge.ledger.internal.ResourceTypes;
 import dev.converge.token.Tokens;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
@@ -17,9 +17,9 @@ import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobRow;
-import dev.converge.queue.JobStore;
+import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.JobType;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.EngineServices;
 import dev.converge.queue.internal.EngineSettings;
@@ -121,7 +121,7 @@ public final class Converge implements AutoCloseable {
         this.metrics = b.meterRegistry == null ? null
                 : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
         if (b.openTelemetry != null) {
-            dev.converge.tracing.JobTracing.bind(this, b.openTelemetry);
+            dev.converge.tracing.internal.JobTracing.bind(this, b.openTelemetry);
         }
     }
 

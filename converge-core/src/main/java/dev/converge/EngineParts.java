@@ -1,7 +1,7 @@
 package dev.converge;
 
 import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.batch.internal.BatchStore;
 import dev.converge.batch.internal.BatchTracker;
 import dev.converge.chain.Chains;

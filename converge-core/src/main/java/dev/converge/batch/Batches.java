@@ -1,7 +1,9 @@
 package dev.converge.batch;
 
+import dev.converge.batch.internal.BatchSpec;
 import dev.converge.batch.internal.BatchStore;
 import dev.converge.batch.internal.BatchTracker;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.queue.Job;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;

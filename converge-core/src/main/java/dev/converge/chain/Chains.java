@@ -2,9 +2,10 @@ package dev.converge.chain;
 
 import dev.converge.batch.Batch;
 import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
+import dev.converge.chain.internal.LinkSpec;
 import dev.converge.queue.Job;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;

@@ -1,5 +1,6 @@
 package dev.converge.claim;
 
+import dev.converge.claim.internal.ClaimStore;
 import dev.converge.store.Store;
 import java.time.Duration;
 import java.util.Optional;

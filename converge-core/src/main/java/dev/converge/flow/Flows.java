@@ -1,9 +1,9 @@
 package dev.converge.flow;
 
 import dev.converge.ConvergeException;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chains;
-import dev.converge.chain.LinkSpec;
+import dev.converge.chain.internal.LinkSpec;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.flow.internal.FlowTracker;

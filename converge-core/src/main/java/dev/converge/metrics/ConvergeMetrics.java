@@ -1,7 +1,7 @@
 package dev.converge.metrics;
 
 import dev.converge.Converge;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryObserver;
 import dev.converge.retention.RetentionReport;
 import dev.converge.store.Store;

@@ -98,7 +98,7 @@ class ChainTest {
             // one catch job was fired; its first delivery died after the handler ran and before completing,
             // so it was delivered again (at least once) and completed once
             await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().filter("callback:catch"::equals).count() == 2);
-            var catchJob = h.store().withConnection(c -> new dev.converge.queue.JobStore(h.store().dialect())
+            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(h.store().dialect())
                     .byUniqueKey(c, "chain:" + id + ":catch")).orElseThrow();
             await().atMost(Duration.ofSeconds(10)).until(() -> engine.job(catchJob.id()).orElseThrow().state()
                     == dev.converge.queue.JobState.SUCCEEDED);

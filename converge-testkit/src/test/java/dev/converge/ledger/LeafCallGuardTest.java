@@ -8,6 +8,7 @@ import dev.converge.Converge;
 import dev.converge.flow.Harness;
 import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.ledger.internal.LedgerEngine.EntryRef;
+import dev.converge.ledger.internal.ResourceTypes;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.JobState;

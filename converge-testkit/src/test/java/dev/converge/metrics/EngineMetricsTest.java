@@ -7,7 +7,7 @@ import dev.converge.Converge;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.internal.DeliveryObserver;
 import dev.converge.retention.RetentionPolicy;

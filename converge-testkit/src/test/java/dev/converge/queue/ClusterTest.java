@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
+import dev.converge.queue.internal.JobStore;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
 import dev.converge.testkit.ExecutionLog;

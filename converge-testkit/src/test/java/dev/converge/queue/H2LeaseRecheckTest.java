@@ -2,6 +2,9 @@ package dev.converge.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.store.Store;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;

@@ -7,6 +7,8 @@ import dev.converge.Converge;
 import dev.converge.flow.Flow;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.Harness;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,8 @@ package dev.converge.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.Converge;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.store.Store;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;

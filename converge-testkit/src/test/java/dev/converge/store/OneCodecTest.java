@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
 import dev.converge.batch.Batch;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chain;
 import dev.converge.flow.Harness;
 import dev.converge.ledger.CreateRequest;

@@ -11,7 +11,6 @@ import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.OutcomeUnknown;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceType;
-import dev.converge.ledger.ResourceTypes;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobContext;

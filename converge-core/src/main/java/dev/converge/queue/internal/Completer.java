@@ -1,7 +1,6 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.LeasedJob;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -172,7 +171,7 @@ final class Completer implements AutoCloseable {
         String error = "its outcome (" + p.outcome() + ") could not be recorded; parked as failed without telling its "
                 + "batch, chain or flow: " + EngineRuntime.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.JobStore.Finish(
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.internal.JobStore.Finish(
                     r.job.lease(), JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
             if (landed) {
                 rt.counters.failed.increment();
@@ -201,7 +200,7 @@ final class Completer implements AutoCloseable {
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
             Object d = JobFinisher.decide(item);
-            if (d instanceof dev.converge.queue.JobStore.Finish f) {
+            if (d instanceof dev.converge.queue.internal.JobStore.Finish f) {
                 rt.observer().settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
                     rt.counters.succeeded.increment();

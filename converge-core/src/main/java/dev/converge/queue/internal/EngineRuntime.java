@@ -6,8 +6,6 @@ import dev.converge.lease.LeaseLost;
 import dev.converge.ledger.ClaimHeld;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobHandler;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
 import java.io.PrintWriter;

@@ -1,8 +1,6 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.RetryPolicy;
 import java.util.ArrayList;
 import java.util.List;

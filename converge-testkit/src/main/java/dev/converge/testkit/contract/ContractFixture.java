@@ -3,7 +3,7 @@ package dev.converge.testkit.contract;
 import dev.converge.Converge;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
+import dev.converge.queue.internal.JobStore;
 import dev.converge.store.Store;
 import dev.converge.testkit.SettableClock;
 import dev.converge.time.EngineClock;

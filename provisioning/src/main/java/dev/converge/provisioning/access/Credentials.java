@@ -2,8 +2,8 @@ package dev.converge.provisioning.access;
 
 import dev.converge.provisioning.tenant.Tenant;
 import dev.converge.provisioning.tenant.Tenants;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package dev.converge.provisioning.event;
 
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.SQLException;

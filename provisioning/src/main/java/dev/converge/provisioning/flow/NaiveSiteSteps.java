@@ -13,8 +13,8 @@ import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.NonRetryableException;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.util.UUID;
 

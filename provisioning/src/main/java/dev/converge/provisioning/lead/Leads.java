@@ -1,8 +1,8 @@
 package dev.converge.provisioning.lead;
 
 import dev.converge.provisioning.InvalidField;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

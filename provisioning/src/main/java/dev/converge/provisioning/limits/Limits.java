@@ -1,7 +1,7 @@
 package dev.converge.provisioning.limits;
 
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;

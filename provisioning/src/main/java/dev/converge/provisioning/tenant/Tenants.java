@@ -2,8 +2,8 @@ package dev.converge.provisioning.tenant;
 
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

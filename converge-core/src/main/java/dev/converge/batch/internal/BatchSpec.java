@@ -1,4 +1,4 @@
-package dev.converge.batch;
+package dev.converge.batch.internal;
 
 import java.util.List;
 

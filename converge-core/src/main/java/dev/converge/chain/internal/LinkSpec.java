@@ -1,7 +1,7 @@
-package dev.converge.chain;
+package dev.converge.chain.internal;
 
-import dev.converge.batch.BatchSpec;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.BatchSpec;
+import dev.converge.batch.internal.JobSpec;
 
 /** One stored link of a chain: exactly one of a job or a batch. */
 public record LinkSpec(JobSpec job, BatchSpec batch) {

@@ -1,8 +1,8 @@
-package dev.converge.tracing;
+package dev.converge.tracing.internal;
 
 import dev.converge.Converge;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryTracer;
 import dev.converge.store.Store;
 import io.opentelemetry.api.OpenTelemetry;
