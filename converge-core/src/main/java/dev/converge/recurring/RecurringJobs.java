@@ -3,6 +3,7 @@ package dev.converge.recurring;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -38,7 +39,7 @@ public final class RecurringJobs {
 
     public RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
-        this.table = new RecurringStore(store.dialect());
+        this.table = new RecurringStore(Dialect.of(store));
         this.jobs = List.copyOf(jobs);
         this.enqueuer = enqueuer;
     }

@@ -49,7 +49,7 @@ public final class Retention {
     public Retention(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
-        Dialect d = store.dialect();
+        Dialect d = Dialect.of(store);
         for (String s : FINISHED) {
             // the state is a literal, so PostgreSQL matches the partial "finished" indexes of V7
             jobsByState.add(Sql.of(d, "SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "

@@ -137,10 +137,6 @@ public final class Store implements AutoCloseable {
         return DriverManager.getConnection(config.url(), p);
     }
 
-    public Dialect dialect() {
-        return dialect;
-    }
-
     public EngineClock clock() {
         return config.clock();
     }

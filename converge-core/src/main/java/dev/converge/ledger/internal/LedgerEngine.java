@@ -19,6 +19,7 @@ import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
+import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,7 +59,7 @@ public final class LedgerEngine {
 
     public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue) {
-        this.ops = new LedgerOps(rt, new LedgerStore(rt.store().dialect()), flows, types);
+        this.ops = new LedgerOps(rt, new LedgerStore(Dialect.of(rt.store())), flows, types);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
         this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)));
         this.teardown = new TeardownEntry(ops);

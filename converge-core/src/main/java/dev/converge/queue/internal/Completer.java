@@ -1,6 +1,7 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
+import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -98,7 +99,7 @@ final class Completer implements AutoCloseable {
         boolean[] applied;
         try {
             applied = rt.store.inTransaction(c -> {
-                ctx[0] = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+                ctx[0] = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
                 return rt.finisher.apply(ctx[0], items);
             });
         } catch (RuntimeException e) {

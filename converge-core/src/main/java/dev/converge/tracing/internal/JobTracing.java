@@ -4,6 +4,7 @@ import dev.converge.Converge;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryTracer;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import io.opentelemetry.api.OpenTelemetry;
 
@@ -58,9 +59,9 @@ public final class JobTracing implements DeliveryTracer {
         if (!(openTelemetry instanceof OpenTelemetry otel)) {
             throw new IllegalArgumentException("not an OpenTelemetry: " + openTelemetry);
         }
-        JobStore jobs = engine.runtime().jobs();
+        JobStore jobs = Wiring.runtime(engine).jobs();
         jobs.traceParentFrom(JobTracing::currentTraceParent);
-        engine.runtime().trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
+        Wiring.runtime(engine).trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */
