@@ -117,9 +117,9 @@ public final class Converge implements AutoCloseable {
         }
         this.claims = Wiring.construct(Claims.class, store, nodeId);
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
-        this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
+        this.recurring = Wiring.construct(RecurringJobs.class, store, b.recurring, (RecurringJobs.Enqueuer) (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
-        this.retention = b.retention == null ? null : new Retention(store, b.retention);
+        this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
         this.metrics = b.meterRegistry == null ? null
                 : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
         if (b.openTelemetry != null) {

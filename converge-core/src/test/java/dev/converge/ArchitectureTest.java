@@ -40,15 +40,17 @@ class ArchitectureTest {
     }
 
     @Test
-    void theServicesAHandlerReachesThroughItsContextHaveNoPublicConstructor() {
+    void theServicesTheEngineHandsOutHaveNoPublicConstructor() {
         classes().that().haveFullyQualifiedName("dev.converge.flow.Flows")
                 .or().haveFullyQualifiedName("dev.converge.batch.Batches")
                 .or().haveFullyQualifiedName("dev.converge.chain.Chains")
                 .or().haveFullyQualifiedName("dev.converge.ledger.Ledger")
                 .or().haveFullyQualifiedName("dev.converge.token.Tokens")
                 .or().haveFullyQualifiedName("dev.converge.claim.Claims")
+                .or().haveFullyQualifiedName("dev.converge.recurring.RecurringJobs")
+                .or().haveFullyQualifiedName("dev.converge.retention.Retention")
                 .should(haveNoPublicOrProtectedConstructor())
-                .because("they are wired by the engine and reached through Converge or JobContext")
+                .because("they are wired by the engine and reached through Converge or a step's JobContext")
                 .check(CORE);
     }
 

@@ -37,7 +37,7 @@ public final class RecurringJobs {
     private final List<RecurringJob<?>> jobs;
     private final Enqueuer enqueuer;
 
-    public RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
+    RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
         this.table = new RecurringStore(Dialect.of(store));
         this.jobs = List.copyOf(jobs);

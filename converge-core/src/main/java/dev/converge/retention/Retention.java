@@ -46,7 +46,7 @@ public final class Retention {
     private final List<java.util.function.Consumer<RetentionReport>> listeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public Retention(Store store, RetentionPolicy policy) {
+    Retention(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
         Dialect d = Dialect.of(store);
