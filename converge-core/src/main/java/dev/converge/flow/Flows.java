@@ -33,6 +33,7 @@ public final class Flows {
         this.rt = rt;
         this.tracker = tracker;
         this.encoder = encoder;
+        tracker.events(rt.events());
     }
 
     /**
@@ -42,10 +43,18 @@ public final class Flows {
     public FlowRun start(Flow flow) {
         Prepared p = prepare(flow);
         FinishContext[] tx = new FinishContext[1];
-        FlowRun run = rt.store().inTransaction(c -> {
-            tx[0] = rt.finishContext(c);
-            return start(tx[0], flow, p);
-        });
+        dev.converge.queue.internal.EngineObserver.Activity a = rt.events().flowStart(flow.kind());
+        FlowRun run;
+        try {
+            run = rt.store().inTransaction(c -> {
+                tx[0] = rt.finishContext(c);
+                return start(tx[0], flow, p);
+            });
+        } catch (RuntimeException | Error e) {
+            a.end("error", e);
+            throw e;
+        }
+        a.end(run.created() ? "started" : "existing", null);
         tx[0].queuesToWake().forEach(rt.wakeup()::signal);
         return run;
     }
@@ -54,12 +63,18 @@ public final class Flows {
     public FlowRun start(Connection callerTransaction, Flow flow) {
         Prepared p = prepare(flow);
         FinishContext tx = rt.finishContext(callerTransaction);
+        dev.converge.queue.internal.EngineObserver.Activity a = rt.events().flowStart(flow.kind());
         try {
             FlowRun run = start(tx, flow, p);
+            a.end(run.created() ? "started" : "existing", null);
             tx.queuesToWake().forEach(rt.wakeup()::signal);
             return run;
         } catch (SQLException e) {
+            a.end("error", e);
             throw new StoreException("flow start failed", e);
+        } catch (RuntimeException | Error e) {
+            a.end("error", e);
+            throw e;
         }
     }
 
@@ -120,6 +135,7 @@ public final class Flows {
         for (long id : ids) {
             try {
                 if (fail(id, "deadline passed")) {
+                    rt.events().watchdog("deadline_failed", 1);
                     n++;
                 }
             } catch (StoreException e) {
@@ -151,6 +167,7 @@ public final class Flows {
                 tx[0].queuesToWake().forEach(rt.wakeup()::signal);
                 if (ended) {
                     log.warn("flow {}: compensation did not finish within its deadline; the flow needs attention", id);
+                    rt.events().watchdog("compensation_overdue", 1);
                     n++;
                 }
             } catch (StoreException e) {

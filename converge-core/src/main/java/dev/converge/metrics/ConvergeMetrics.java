@@ -59,6 +59,7 @@ public final class ConvergeMetrics implements AutoCloseable {
             gauge("converge.flows", "flows per state", "state", st.sql()); // every state reads 0 before the first sample
         }
         Wiring.runtime(engine).observe(new Observer());
+        Wiring.runtime(engine).observeEngine(new EngineMeters(registry));
         engine.retention().ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
             this.sampler = null;

@@ -55,6 +55,8 @@ public final class Provisioning implements AutoCloseable {
         if (node.nodeId() != null) {
             b.nodeId(node.nodeId());
         }
+        // spans of deliveries, ensure() and leaf calls, when OTEL_* asks for traces (or an embedder set one)
+        dev.converge.provisioning.trace.ServiceTracing.openTelemetry().ifPresent(b::tracing);
         if (node.concurrency() > 0) {
             b.queue("default", node.concurrency());
         }

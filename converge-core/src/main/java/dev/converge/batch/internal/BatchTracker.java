@@ -6,6 +6,7 @@ import dev.converge.queue.JobState;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,11 +35,20 @@ public final class BatchTracker {
     /** Inserts the batch and its jobs; returns the batch id. */
     public long dispatch(FinishContext tx, BatchSpec spec, Long chainId, Integer chainPos, Long flowId)
             throws SQLException {
+        return dispatch(tx, spec, chainId, chainPos, flowId, null);
+    }
+
+    /**
+     * Inserts the batch and its jobs, due since {@code dueSince} when not null (the batch continues
+     * work begun then; see {@link NewJob#dueSince}); returns the batch id.
+     */
+    public long dispatch(FinishContext tx, BatchSpec spec, Long chainId, Integer chainPos, Long flowId,
+            Instant dueSince) throws SQLException {
         long id = store.insert(tx.connection(), spec.name(), spec.allowFailures(), spec.jobs().size(), spec.thenJob(),
                 spec.catchJob(), spec.finallyJob(), chainId, chainPos, flowId, tx.now());
         List<NewJob> rows = new ArrayList<>(spec.jobs().size());
         for (JobSpec j : spec.jobs()) {
-            rows.add(j.toNewJob().inBatch(id).inFlow(flowId));
+            rows.add(j.toNewJob().inBatch(id).inFlow(flowId).dueSince(dueSince));
         }
         tx.jobs().insertMany(tx.connection(), rows, tx.now());
         for (NewJob r : rows) {

@@ -7,6 +7,7 @@ import dev.converge.chain.internal.ChainStore.ChainRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
+import java.time.Instant;
 
 /**
  * Moves chains along as their links end, in the finishing job's transaction. Each move is a
@@ -36,11 +37,13 @@ public final class ChainTracker implements LinkListener {
         LinkSpec link = chain.links().get(pos);
         long chainId = chain.progress().id();
         Long flowId = chain.progress().flowId();
+        // finish what was started: a later link is due since its chain began, ahead of newer chains' first links
+        Instant dueSince = pos == 0 ? null : chain.progress().createdAt();
         if (link.job() != null) {
-            tx.enqueue(link.job().toNewJob().inChain(chainId, pos).inFlow(flowId)
+            tx.enqueue(link.job().toNewJob().inChain(chainId, pos).inFlow(flowId).dueSince(dueSince)
                     .withUniqueKey("chain:" + chainId + ":" + pos));
         } else {
-            batches.dispatch(tx, link.batch(), chainId, pos, flowId);
+            batches.dispatch(tx, link.batch(), chainId, pos, flowId, dueSince);
         }
     }
 

@@ -82,6 +82,7 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
             if (error == null) {
                 fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), true, null, ctx.lease(),
                         rt.store().clock().sqlNow())), "ending compensation " + comp.id());
+                rt.events().compensationRan(comp.kind(), "done");
                 continue;
             }
             int attempts = comp.attempts() + 1;
@@ -90,10 +91,12 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
                         attempts, error);
                 fenced(ctx, rt.store().withConnection(c -> flows.endCompensation(c, comp.id(), false, error, ctx.lease(),
                         rt.store().clock().sqlNow())), "giving up compensation " + comp.id());
+                rt.events().compensationRan(comp.kind(), "gave_up");
                 continue;
             }
             fenced(ctx, rt.store().withConnection(c -> flows.compensationFailedAttempt(c, comp.id(), error, ctx.lease())),
                     "counting a failed attempt of compensation " + comp.id());
+            rt.events().compensationRan(comp.kind(), "retried");
             Duration wait = perCompensation.delayAfter(attempts);
             log.info("flow {}: compensation {} ({}) failed (attempt {}), retrying in {}ms: {}", p.flowId(), comp.id(),
                     comp.kind(), attempts, wait.toMillis(), error);

@@ -43,6 +43,17 @@ public final class FlowTracker implements ChainListener {
         return store;
     }
 
+    private volatile dev.converge.queue.internal.EngineObserver events = new dev.converge.queue.internal.EngineObserver() {
+    };
+
+    /**
+     * Where flows' moves are reported (metrics). Reported inside the transaction that makes them:
+     * a transaction rolled back after the move (a deadlock victim run again) reports it twice.
+     */
+    public void events(dev.converge.queue.internal.EngineObserver e) {
+        this.events = java.util.Objects.requireNonNull(e);
+    }
+
     public void compensationAtLeast(java.time.Duration d) {
         this.compensationAtLeastMs = d.toMillis();
     }
@@ -65,6 +76,7 @@ public final class FlowTracker implements ChainListener {
         if (store.transition(tx.connection(), flowId, FlowState.RUNNING, FlowState.SUCCEEDED, "every step succeeded",
                 tx.now())) {
             FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+            events.flowMoved(row.view().kind(), FlowState.SUCCEEDED.sql());
             if (row.onSuccess() != null) {
                 tx.enqueue(row.onSuccess().toNewJob().withUniqueKey("flow:" + flowId + ":succeeded"));
             }
@@ -87,6 +99,7 @@ public final class FlowTracker implements ChainListener {
             return false;
         }
         FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
+        events.flowMoved(row.view().kind(), FlowState.COMPENSATING.sql());
         if (row.view().deadline() != null) {
             store.compensationDeadline(tx.connection(), flowId,
                     Math.max(compensationAtLeastMs,
@@ -212,6 +225,7 @@ public final class FlowTracker implements ChainListener {
         if (!store.transition(tx.connection(), flowId, FlowState.COMPENSATING, end, why, tx.now())) {
             return false;
         }
+        events.flowMoved(row.view().kind(), end.sql());
         if (row.onFailure() != null) {
             tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed" + round(tx, flowId)));
         }

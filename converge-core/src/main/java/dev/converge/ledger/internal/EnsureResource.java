@@ -42,25 +42,33 @@ final class EnsureResource {
     }
 
     LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+        return ensure(ctx, type, key, subject, params, new String[1]);
+    }
+
+    /** As above; {@code outcome[0]} says how it ended when it returns: existing, adopted or created. */
+    LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params,
+            String[] outcome) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String tag = LedgerTags.tagFor(subject);
         LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params);
         if (e.state() == LedgerState.CONFIRMED) {
+            outcome[0] = "existing";
             return e;
         }
         ops.crash(ctx, CrashPoint.AFTER_CLAIM);
         if (type.supportsLookup()) {
             ctx.checkLease();
             TransactionGuard.assertNoTransaction("lookup of " + type.kind());
-            Optional<LeafResource> found = type.find(key);
+            Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, key);
             if (found.isPresent()) {
+                outcome[0] = "adopted";
                 return adopt(ctx, e, found.get(), tag);
             }
         } else if (e.state() == LedgerState.UNCERTAIN && !canResolve(type)) {
             throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
                     + " cannot be looked up", null);
         }
-        return create(ctx, type, e, tag, params);
+        return create(ctx, type, e, tag, params, outcome);
     }
 
     /** Returns the entry confirmed for this subject, or one claimed by this delivery. */
@@ -164,7 +172,8 @@ final class EnsureResource {
         return ops.byId(e.id()).orElseThrow();
     }
 
-    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, String tag, Map<String, Object> params) {
+    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, String tag, Map<String, Object> params,
+            String[] outcome) {
         if (ctx.cancelled()) {
             ops.db(c -> ops.store.release(c, e.id(), "cancelled before create", ctx.lease(), ops.now()));
             throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + e.naturalKey() + "' (R7)");
@@ -182,7 +191,7 @@ final class EnsureResource {
         String idempotencyKey = LedgerOps.idempotencyKey(e);
         LeafResource res;
         try {
-            res = type.create(new CreateRequest(e.naturalKey(), tag, idempotencyKey, params));
+            res = ObservedLeaf.create(ops.rt.events(), type, new CreateRequest(e.naturalKey(), tag, idempotencyKey, params));
         } catch (AmbiguousOutcome a) {
             if (!ops.db(c -> ops.store.markUncertain(c, e.id(), a.getMessage(), ctx.lease(), ops.now()))) {
                 throw LedgerOps.lost(ctx, "recording an ambiguous outcome");
@@ -192,6 +201,7 @@ final class EnsureResource {
             }
             throw a; // retried: the next attempt looks (or resends the same key) before it creates
         } catch (dev.converge.ledger.ResourceExists x) {
+            outcome[0] = "adopted";
             return existsAtLeaf(ctx, type, e, tag, x);
         } catch (LeafRejected r) {
             ops.db(c -> ops.store.release(c, e.id(), r.getMessage(), ctx.lease(), ops.now()));
@@ -206,6 +216,7 @@ final class EnsureResource {
             throw LedgerOps.lost(ctx, "confirming " + type.kind() + " '" + e.naturalKey() + "'");
         }
         ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
+        outcome[0] = "created";
         return ops.byId(e.id()).orElseThrow();
     }
 
@@ -220,7 +231,7 @@ final class EnsureResource {
             throw LedgerOps.conflict(e, "exists at the leaf and cannot be looked up to tell whose it is");
         }
         TransactionGuard.assertNoTransaction("lookup of " + type.kind());
-        Optional<LeafResource> found = type.find(e.naturalKey());
+        Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, e.naturalKey());
         if (found.isEmpty()) {
             // said "exists" but cannot be found: it is being created or deleted right now; look again later.
             // Not a held claim (nobody of ours holds it): an ordinary retry, bounded by the job's attempts
@@ -248,7 +259,7 @@ final class EnsureResource {
             return;
         }
         try {
-            type.delete(res);
+            ObservedLeaf.delete(ops.rt.events(), type, res);
             log.warn("{} '{}' (leaf id {}) was created by a stale delivery after its entry was settled; deleted it",
                     type.kind(), res.naturalKey(), res.leafId());
         } catch (RuntimeException ex) {

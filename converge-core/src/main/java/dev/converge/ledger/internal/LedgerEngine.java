@@ -89,7 +89,18 @@ public final class LedgerEngine {
         String owner = subject != null ? subject : ctx.flowId().flatMap(ops.flows::get).map(FlowView::subject)
                 .orElseThrow(() -> new IllegalArgumentException("job " + ctx.jobId()
                         + " is not part of a flow: name the subject that owns the resource"));
-        return ensure.ensure(ctx, type, key, owner, params);
+        dev.converge.queue.internal.EngineObserver.Activity a = ops.rt.events().ensure(type.kind(),
+                type.createSafety().sql());
+        String[] outcome = new String[1];
+        LedgerEntry e;
+        try {
+            e = ensure.ensure(ctx, type, key, owner, params, outcome);
+        } catch (RuntimeException | Error x) {
+            a.end(ObservedLeaf.outcomeOf(x), x);
+            throw x;
+        }
+        a.end(outcome[0] == null ? "existing" : outcome[0], null);
+        return e;
     }
 
     public <T> T call(JobContext ctx, LeafCall<T> call) {
@@ -104,7 +115,8 @@ public final class LedgerEngine {
         }
         ctx.checkLease();
         try {
-            return call.call("cv-job-" + ctx.jobId() + "-" + call.name());
+            return ObservedLeaf.call(ops.rt.events(), call.name(), "call", safety,
+                    () -> call.call("cv-job-" + ctx.jobId() + "-" + call.name()), r -> "ok");
         } catch (AmbiguousOutcome a) {
             if (safety.retriesAfterAmbiguity()) {
                 throw a;
@@ -194,6 +206,9 @@ public final class LedgerEngine {
                         + e.generation() + ":" + e.updatedAt().toEpochMilli()));
             }
             n += stale.size();
+            if (!stale.isEmpty()) {
+                ops.rt.events().reaped(stale.size());
+            }
             if (stale.size() < REAP_PAGE) {
                 reapCursor.set(0); // reached the end: the next pass starts over
                 break;

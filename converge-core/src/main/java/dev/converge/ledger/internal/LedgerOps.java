@@ -93,7 +93,8 @@ final class LedgerOps {
     LeafResource replayCreate(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
         ctx.checkLease();
         TransactionGuard.assertNoTransaction("resent create of " + type.kind());
-        return type.create(new CreateRequest(e.naturalKey(), LedgerTags.tagFor(e.subject()), idempotencyKey(e), params));
+        return ObservedLeaf.create(rt.events(), type, new CreateRequest(e.naturalKey(), LedgerTags.tagFor(e.subject()),
+                idempotencyKey(e), params));
     }
 
     void crash(JobContext ctx, CrashPoint point) {

@@ -42,7 +42,9 @@ final class ResolveEntry {
         }
         LedgerEntry e = cur.get();
         if (e.state() == LedgerState.DELETING || flowGaveUp(e)) {
-            teardown.teardown(ctx, entryId);
+            if (teardown.teardown(ctx, entryId)) {
+                ops.rt.events().resolved(e.kind(), "torn_down");
+            }
             return;
         }
         ResourceType type = ops.types.get(e.kind());
@@ -54,13 +56,14 @@ final class ResolveEntry {
             }
             log.warn("{} '{}' is {} and cannot be resolved without a lookup at the leaf; left for a person",
                     e.kind(), e.naturalKey(), e.state().sql());
+            ops.rt.events().resolved(e.kind(), "left");
             return;
         }
         if (!ops.db(c -> ops.store.takeOver(c, e, null, ctx.lease(), ops.now()))) {
             return; // someone else moved it meanwhile
         }
         TransactionGuard.assertNoTransaction("lookup of " + type.kind());
-        Optional<LeafResource> found = type.find(e.naturalKey());
+        Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, e.naturalKey());
         String tag = LedgerTags.tagFor(e.subject());
         boolean ok;
         if (found.isPresent() && tag.equals(found.get().tag())) {
@@ -74,6 +77,7 @@ final class ResolveEntry {
         if (!ok) {
             throw LedgerOps.lost(ctx, "resolving a stale entry");
         }
+        ops.rt.events().resolved(e.kind(), found.isPresent() && tag.equals(found.get().tag()) ? "confirmed" : "released");
     }
 
     private void replay(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
@@ -90,12 +94,14 @@ final class ResolveEntry {
             }
             log.warn("{} '{}' is {}: resending its create with the same key was refused ({}) and it cannot be looked "
                     + "up; left for a person", e.kind(), e.naturalKey(), e.state().sql(), r.getMessage());
+            ops.rt.events().resolved(e.kind(), "left");
             return;
         }
         // an ambiguous answer propagates: the resolve is retried, or the next reaper pass resends the same key
         if (!ops.db(c -> ops.store.confirm(c, e.id(), made.leafId(), made.data(), ctx.lease(), ops.now()))) {
             throw LedgerOps.lost(ctx, "confirming the resent create of " + e.kind() + " '" + e.naturalKey() + "'");
         }
+        ops.rt.events().resolved(e.kind(), "resent");
         log.info("reaper: {} '{}' resent with its idempotency key; the leaf answered with {}; confirmed", e.kind(),
                 e.naturalKey(), made.leafId());
     }

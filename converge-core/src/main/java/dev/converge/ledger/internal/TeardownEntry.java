@@ -66,12 +66,12 @@ final class TeardownEntry {
         } else if (type.supportsLookup()) {
             ctx.checkLease();
             TransactionGuard.assertNoTransaction("lookup of " + type.kind());
-            Optional<LeafResource> found = type.find(e.naturalKey());
+            Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, e.naturalKey());
             if (found.isEmpty()) {
-                return finish(ctx, e, LedgerState.RELEASED, "never created at the leaf");
+                return finish(ctx, e, LedgerState.RELEASED, "never created at the leaf", "not_created");
             }
             if (!tag.equals(found.get().tag())) {
-                return finish(ctx, e, LedgerState.RELEASED, "exists at the leaf but is not ours; left alone");
+                return finish(ctx, e, LedgerState.RELEASED, "exists at the leaf but is not ours; left alone", "not_ours");
             }
             target = found.get();
         } else {
@@ -98,9 +98,9 @@ final class TeardownEntry {
         }
         ctx.checkLease();
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
-        type.delete(target);
+        ObservedLeaf.delete(ops.rt.events(), type, target);
         ops.crash(ctx, CrashPoint.INSIDE_TEARDOWN);
-        return finish(ctx, e, LedgerState.DELETED, null);
+        return finish(ctx, e, LedgerState.DELETED, null, "deleted");
     }
 
     private boolean unverifiable(JobContext ctx, LedgerEntry e, String because) {
@@ -108,13 +108,14 @@ final class TeardownEntry {
         if (e.flowId() != null) {
             ops.flows.flagAttention(e.flowId(), e.kind() + " '" + e.naturalKey() + "': " + why);
         }
-        return finish(ctx, e, LedgerState.RELEASED, why);
+        return finish(ctx, e, LedgerState.RELEASED, why, "unverifiable");
     }
 
-    private boolean finish(JobContext ctx, LedgerEntry e, LedgerState to, String why) {
+    private boolean finish(JobContext ctx, LedgerEntry e, LedgerState to, String why, String outcome) {
         if (!ops.db(c -> ops.store.finishDeleting(c, e.id(), to, why, ctx.lease(), ops.now()))) {
             throw LedgerOps.lost(ctx, "recording the teardown of " + e.kind() + " '" + e.naturalKey() + "'");
         }
+        ops.rt.events().tornDown(e.kind(), outcome);
         return true;
     }
 }

@@ -94,11 +94,24 @@ public final class EngineRuntime {
     /** Sets the tracer that opens a span around each delivery's handler (tracing). */
     public void trace(DeliveryTracer t) {
         this.tracer = t;
+        finisher.handOffTraces(t != null);
     }
 
     /** Adds an observer of this node's deliveries (metrics). */
     public void observe(DeliveryObserver o) {
         observers.add(java.util.Objects.requireNonNull(o));
+    }
+
+    private final EngineObservers events = new EngineObservers();
+
+    /** Adds an observer of what the engine does beyond deliveries: ledger, leaf calls, flows (metrics, traces). */
+    public void observeEngine(EngineObserver o) {
+        events.add(o);
+    }
+
+    /** All engine observers as one; each call is cheap when there are none. */
+    public EngineObserver events() {
+        return events;
     }
 
     /** All observers as one; each call is cheap when there are none. */
@@ -246,7 +259,10 @@ public final class EngineRuntime {
         long startNanos = System.nanoTime();
         if (!observers.isEmpty() && job.runAt() != null) {
             Instant now = store.clock().localNow();
-            observer.started(job, Math.max(0, now.toEpochMilli() - job.runAt().toEpochMilli()));
+            // due since the later of its run time and its creation: a continuation is due since its flow began
+            // (it sorts first), but it did not wait before it existed
+            Instant due = job.createdAt() != null && job.createdAt().isAfter(job.runAt()) ? job.createdAt() : job.runAt();
+            observer.started(job, Math.max(0, now.toEpochMilli() - due.toEpochMilli()));
         }
         DeliveryTracer.Span span = startSpan(job);
         Throwable thrown = null;

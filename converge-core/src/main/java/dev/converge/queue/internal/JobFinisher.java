@@ -19,6 +19,13 @@ public final class JobFinisher {
         this.hooks = List.copyOf(hooks);
     }
 
+    private volatile boolean handOffTraces;
+
+    /** With tracing on, the jobs hooks insert continue the trace of the job that finished. */
+    void handOffTraces(boolean on) {
+        this.handOffTraces = on;
+    }
+
     /** Applies the completions; {@code result[i]} is false where the delivery had lost its lease. */
     public boolean[] apply(FinishContext tx, List<Completion> items) throws SQLException {
         JobStore jobs = tx.jobs();
@@ -48,8 +55,16 @@ public final class JobFinisher {
             applied[i] = finished[k];
             LeasedJob job = items.get(i).job();
             if (finished[k] && belongsToSomething(job)) {
-                for (FinishHook hook : hooks) {
-                    hook.onFinished(tx, job, finishes.get(k).state(), finishes.get(k).error());
+                String previous = handOffTraces
+                        ? TraceHandoff.handOff(jobs.traceParentOf(tx.connection(), job.id()).orElse(null)) : null;
+                try {
+                    for (FinishHook hook : hooks) {
+                        hook.onFinished(tx, job, finishes.get(k).state(), finishes.get(k).error());
+                    }
+                } finally {
+                    if (handOffTraces) {
+                        TraceHandoff.handOff(previous);
+                    }
                 }
             }
         }

@@ -52,6 +52,18 @@ public record NewJob(
         return new NewJob(queue, kind, payload, runAt, delayMs, maxAttempts, timeoutMs, uniqueKey, batchId, chainId, chainPos, flow);
     }
 
+    /**
+     * Due since {@code instant} when the job was to run at once: a continuation of work that began
+     * then (a chain's next link, a flow's next step) sorts before work that began later, in the same
+     * queue. A job with its own run time or delay keeps it.
+     */
+    public NewJob dueSince(Instant instant) {
+        if (runAt != null || delayMs != 0 || instant == null) {
+            return this;
+        }
+        return new NewJob(queue, kind, payload, instant, 0, maxAttempts, timeoutMs, uniqueKey, batchId, chainId, chainPos, flowId);
+    }
+
     public NewJob withUniqueKey(String key) {
         return new NewJob(queue, kind, payload, runAt, delayMs, maxAttempts, timeoutMs, key, batchId, chainId, chainPos, flowId);
     }

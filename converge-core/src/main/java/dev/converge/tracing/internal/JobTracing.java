@@ -60,8 +60,12 @@ public final class JobTracing implements DeliveryTracer {
             throw new IllegalArgumentException("not an OpenTelemetry: " + openTelemetry);
         }
         JobStore jobs = Wiring.runtime(engine).jobs();
-        jobs.traceParentFrom(JobTracing::currentTraceParent);
+        jobs.traceParentFrom(() -> {
+            String current = currentTraceParent();
+            return current != null ? current : dev.converge.queue.internal.TraceHandoff.inherited();
+        });
         Wiring.runtime(engine).trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
+        Wiring.runtime(engine).observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */
@@ -87,6 +91,9 @@ public final class JobTracing implements DeliveryTracer {
                 .setAttribute("converge.job.attempt", (long) job.attempt());
         if (job.flowId() != null) {
             builder.setAttribute("converge.flow.id", job.flowId());
+            if (job.chainPos() != null) {
+                builder.setAttribute("converge.flow.step", (long) job.chainPos()); // the delivery of a flow's step
+            }
         }
         io.opentelemetry.api.trace.Span span = builder.startSpan();
         Scope scope = span.makeCurrent();

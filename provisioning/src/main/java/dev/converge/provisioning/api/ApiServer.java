@@ -71,6 +71,7 @@ public final class ApiServer implements AutoCloseable {
             cfg.jsonMapper(new JavalinJackson(json, false));
             cfg.requestLogger.http(metrics::record);
             problems.register(cfg.routes);
+            RequestTracing.register(cfg.routes);
             cfg.routes.beforeMatched("/v1/*", auth::authenticated);
             cfg.routes.beforeMatched("/v1/*", writes::rate);
             new LeadRoutes(service.leads(), parts).register(cfg.routes);

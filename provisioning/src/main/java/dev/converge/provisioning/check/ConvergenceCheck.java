@@ -177,17 +177,7 @@ public final class ConvergenceCheck {
 
     private void checkOrphans(Map<String, InventorySnapshot> inventories, Set<String> databases,
             Map<String, Site> ownerOfKey, CheckData data) {
-        // owned: by leaf id where the ledger has it (confirmed, or being deleted); by natural key where a create is
-        // still unresolved (claimed, uncertain) - those entries are already counted as unconfirmed, not again here
-        Set<String> recorded = new java.util.HashSet<>();
-        Set<String> pending = new java.util.HashSet<>();
-        for (LedgerEntry e : data.ledger()) {
-            if (e.leafId() != null && (e.state() == LedgerState.CONFIRMED || e.state() == LedgerState.DELETING)) {
-                recorded.add(e.kind() + "|" + e.leafId());
-            } else if (e.state() == LedgerState.CLAIMED || e.state() == LedgerState.UNCERTAIN) {
-                pending.add(e.kind() + "|" + e.naturalKey());
-            }
-        }
+        LedgerClaims claims = new LedgerClaims(data.ledger());
         LEAF_OF_KIND.forEach((kind, leaf) -> {
             for (SimResource r : inventories.get(leaf).current()) {
                 if (!ours(r.tag())) {
@@ -198,7 +188,7 @@ public final class ConvergenceCheck {
                     violation("orphans", leaf + " holds '" + r.naturalKey() + "' (id " + r.id() + ") that no site asked for");
                 } else if (owner.state() == SiteState.FAILED || owner.state() == SiteState.DELETED) {
                     continue; // counted with its site
-                } else if (!recorded.contains(kind + "|" + leafIdOf(kind, r)) && !pending.contains(kind + "|" + r.naturalKey())) {
+                } else if (!claims.accountsFor(kind, leafIdOf(kind, r), r.naturalKey())) {
                     violation("orphans", leaf + " holds '" + r.naturalKey() + "' (id " + r.id()
                             + ") that no ledger entry records");
                 }

@@ -126,6 +126,8 @@ final class LeafHttp {
                 .header("Accept", "application/json");
         defaultHeaders.forEach(request::setHeader);
         headers.forEach(request::setHeader);
+        // the calling span's W3C traceparent (the engine's leaf-call span), so the leaf's own spans join our trace
+        dev.converge.provisioning.trace.ServiceTracing.inject(request::setHeader);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {

@@ -1,0 +1,111 @@
+package dev.converge.queue.internal;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** All of an engine's {@link EngineObserver}s as one; each call is a list check when there are none. */
+public final class EngineObservers implements EngineObserver {
+    private static final Logger log = LoggerFactory.getLogger(EngineObservers.class);
+    private final List<EngineObserver> all = new CopyOnWriteArrayList<>();
+
+    public void add(EngineObserver o) {
+        all.add(java.util.Objects.requireNonNull(o));
+    }
+
+    private interface Call {
+        void on(EngineObserver o);
+    }
+
+    private interface Start {
+        Activity on(EngineObserver o);
+    }
+
+    private void each(Call call) {
+        for (EngineObserver o : all) {
+            try {
+                call.on(o);
+            } catch (RuntimeException e) {
+                log.debug("engine observer failed", e);
+            }
+        }
+    }
+
+    private Activity begin(Start start) {
+        if (all.isEmpty()) {
+            return Activity.NONE;
+        }
+        Activity[] begun = new Activity[all.size()];
+        int n = 0;
+        for (EngineObserver o : all) {
+            if (n == begun.length) {
+                break; // one added meanwhile: it sees the next activity
+            }
+            Activity a;
+            try {
+                a = start.on(o);
+            } catch (RuntimeException e) {
+                log.debug("engine observer failed", e);
+                a = Activity.NONE;
+            }
+            begun[n++] = a == null ? Activity.NONE : a;
+        }
+        int count = n;
+        return (outcome, error) -> {
+            // ended in reverse order: a span opened last (and made current) is closed first
+            for (int i = count - 1; i >= 0; i--) {
+                try {
+                    begun[i].end(outcome, error);
+                } catch (RuntimeException e) {
+                    log.debug("engine observer failed", e);
+                }
+            }
+        };
+    }
+
+    @Override
+    public Activity ensure(String kind, String safety) {
+        return begin(o -> o.ensure(kind, safety));
+    }
+
+    @Override
+    public Activity leafCall(String type, String operation, String safety) {
+        return begin(o -> o.leafCall(type, operation, safety));
+    }
+
+    @Override
+    public Activity flowStart(String kind) {
+        return begin(o -> o.flowStart(kind));
+    }
+
+    @Override
+    public void tornDown(String kind, String outcome) {
+        each(o -> o.tornDown(kind, outcome));
+    }
+
+    @Override
+    public void reaped(int n) {
+        each(o -> o.reaped(n));
+    }
+
+    @Override
+    public void resolved(String kind, String outcome) {
+        each(o -> o.resolved(kind, outcome));
+    }
+
+    @Override
+    public void flowMoved(String kind, String state) {
+        each(o -> o.flowMoved(kind, state));
+    }
+
+    @Override
+    public void compensationRan(String type, String outcome) {
+        each(o -> o.compensationRan(type, outcome));
+    }
+
+    @Override
+    public void watchdog(String action, int n) {
+        each(o -> o.watchdog(action, n));
+    }
+}
