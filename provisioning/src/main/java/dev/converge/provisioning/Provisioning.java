@@ -74,6 +74,13 @@ public final class Provisioning implements AutoCloseable {
         } else {
             b.declare(turns.turn).declare(turns.turnFailed);
         }
+        // expired idempotency keys and approvals: one recurring job for the cluster, run where the queue is worked
+        if (node.concurrency() > 0) {
+            b.handle(ExpiredPurge.TYPE, new ExpiredPurge(store)::run);
+        } else {
+            b.declare(ExpiredPurge.TYPE);
+        }
+        b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
         this.conversations = new dev.converge.provisioning.assistant.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
