@@ -31,13 +31,7 @@ public final class Batches {
     /** Dispatches the batch in its own transaction; returns its id. */
     public long dispatch(Batch batch) {
         BatchSpec spec = encode(batch);
-        FinishContext[] tx = new FinishContext[1];
-        long id = rt.store().inTransaction(c -> {
-            tx[0] = rt.finishContext(c);
-            return tracker.dispatch(tx[0], spec, null, null, null);
-        });
-        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
-        return id;
+        return rt.inFinishTransaction(tx -> tracker.dispatch(tx, spec, null, null, null));
     }
 
     /** Dispatches the batch inside the caller's transaction: it exists if and only if the caller commits. */

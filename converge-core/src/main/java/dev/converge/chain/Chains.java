@@ -6,7 +6,6 @@ import dev.converge.chain.internal.ChainTracker;
 import dev.converge.chain.internal.LinkSpec;
 import dev.converge.queue.Job;
 import dev.converge.queue.internal.EngineRuntime;
-import dev.converge.queue.internal.FinishContext;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -28,15 +27,11 @@ public final class Chains {
         List<LinkSpec> links = LinkSpec.of(chain.links(), encoder);
         JobSpec catchJob = chain.catchJob() == null ? null : encoder.apply(chain.catchJob());
         JobSpec finallyJob = chain.finallyJob() == null ? null : encoder.apply(chain.finallyJob());
-        FinishContext[] tx = new FinishContext[1];
-        long id = rt.store().inTransaction(c -> {
-            tx[0] = rt.finishContext(c);
-            long chainId = tracker.store().insert(c, chain.name(), links, catchJob, finallyJob, null, tx[0].now());
-            tracker.startLink(tx[0], tracker.store().get(c, chainId), 0);
+        return rt.inFinishTransaction(tx -> {
+            long chainId = tracker.store().insert(tx.connection(), chain.name(), links, catchJob, finallyJob, null, tx.now());
+            tracker.startLink(tx, tracker.store().get(tx.connection(), chainId), 0);
             return chainId;
         });
-        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
-        return id;
     }
 
     public Optional<ChainProgress> progress(long chainId) {

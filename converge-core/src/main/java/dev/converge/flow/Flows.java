@@ -42,20 +42,15 @@ public final class Flows {
      */
     public FlowRun start(Flow flow) {
         Prepared p = prepare(flow);
-        FinishContext[] tx = new FinishContext[1];
         dev.converge.queue.internal.EngineObserver.Activity a = rt.events().flowStart(flow.kind());
         FlowRun run;
         try {
-            run = rt.store().inTransaction(c -> {
-                tx[0] = rt.finishContext(c);
-                return start(tx[0], flow, p);
-            });
+            run = rt.inFinishTransaction(tx -> start(tx, flow, p));
         } catch (RuntimeException | Error e) {
             a.end("error", e);
             throw e;
         }
         a.end(run.created() ? "started" : "existing", null);
-        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
         return run;
     }
 
@@ -109,16 +104,10 @@ public final class Flows {
      * Returns false if the flow was not running: someone else failed it first, or it ended.
      */
     public boolean fail(long flowId, String reason) {
-        FinishContext[] tx = new FinishContext[1];
         // the engine's own completions may fail the same flow at the same moment, locking its
         // chain and batches in another order: if the database picks this one as a deadlock victim,
         // run it again (it is one transaction, and failing a flow twice is a no-op)
-        boolean won = rt.store().inRetriedTransaction(c -> {
-            tx[0] = rt.finishContext(c);
-            return tracker.fail(tx[0], flowId, reason);
-        });
-        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
-        return won;
+        return rt.inRetriedFinishTransaction(tx -> tracker.fail(tx, flowId, reason));
     }
 
     /**
@@ -159,12 +148,7 @@ public final class Flows {
         int n = 0;
         for (long id : ids) {
             try {
-                FinishContext[] tx = new FinishContext[1];
-                boolean ended = rt.store().inRetriedTransaction(c -> {
-                    tx[0] = rt.finishContext(c);
-                    return tracker.compensationOverdue(tx[0], id);
-                });
-                tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+                boolean ended = rt.inRetriedFinishTransaction(tx -> tracker.compensationOverdue(tx, id));
                 if (ended) {
                     log.warn("flow {}: compensation did not finish within its deadline; the flow needs attention", id);
                     rt.events().watchdog("compensation_overdue", 1);
@@ -228,13 +212,7 @@ public final class Flows {
      */
     public boolean retry(long flowId, String actor, String reason) {
         ManualAction.validate(actor, reason);
-        FinishContext[] tx = new FinishContext[1];
-        boolean won = rt.store().inRetriedTransaction(c -> {
-            tx[0] = rt.finishContext(c);
-            return tracker.retry(tx[0], flowId, actor, reason);
-        });
-        tx[0].queuesToWake().forEach(rt.wakeup()::signal);
-        return won;
+        return rt.inRetriedFinishTransaction(tx -> tracker.retry(tx, flowId, actor, reason));
     }
 
     /**

@@ -8,7 +8,6 @@ import dev.converge.queue.JobHandler;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.queue.internal.DeliveryInternals;
 import dev.converge.queue.internal.EngineRuntime;
-import dev.converge.queue.internal.FinishContext;
 import dev.converge.queue.internal.HandlerRegistry;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -52,12 +51,7 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
         FlowStore flows = tracker.store();
         while (true) {
             ctx.checkLease();
-            FinishContext[] tx = new FinishContext[1];
-            FlowTracker.CompensationTurn turn = rt.store().inRetriedTransaction(c -> {
-                tx[0] = rt.finishContext(c);
-                return tracker.compensationTurn(tx[0], p.flowId());
-            });
-            tx[0].queuesToWake().forEach(rt.wakeup()::signal);
+            FlowTracker.CompensationTurn turn = rt.inRetriedFinishTransaction(tx -> tracker.compensationTurn(tx, p.flowId()));
             if (turn.over()) {
                 return;
             }

@@ -8,6 +8,7 @@ import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
+import dev.converge.store.SqlWork;
 import dev.converge.store.internal.Dialect;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -207,6 +208,41 @@ public final class EngineRuntime {
     /** A finishing context over the caller's connection, for work that must move batches, chains and flows. */
     public FinishContext finishContext(java.sql.Connection c) {
         return new FinishContext(c, jobs, Dialect.of(store), store.clock().sqlNow());
+    }
+
+    /** Work done in a transaction with the engine's finish context: it may enqueue, and move batches, chains and flows. */
+    @FunctionalInterface
+    public interface FinishWork<T> {
+        T run(FinishContext tx) throws java.sql.SQLException;
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own, then, once it committed, wakes the queues it
+     * enqueued to (a job is never announced before it can be seen).
+     */
+    public <T> T inFinishTransaction(FinishWork<T> work) {
+        return wakingAfter(store::inTransaction, work);
+    }
+
+    /**
+     * As {@link #inFinishTransaction}, run again from the start if the database picks it as a
+     * deadlock victim: for work that may lock the same rows as the engine's own completions in
+     * another order, and that is safe to repeat as a whole.
+     */
+    public <T> T inRetriedFinishTransaction(FinishWork<T> work) {
+        return wakingAfter(store::inRetriedTransaction, work);
+    }
+
+    private <T> T wakingAfter(java.util.function.Function<SqlWork<T>, T> transaction, FinishWork<T> work) {
+        // each attempt has a context of its own; only the committed one's queues are woken
+        FinishContext[] committed = new FinishContext[1];
+        T result = transaction.apply(c -> {
+            FinishContext tx = finishContext(c);
+            committed[0] = tx;
+            return work.run(tx);
+        });
+        committed[0].queuesToWake().forEach(wakeup::signal);
+        return result;
     }
 
     public Counters counters() {
