@@ -132,13 +132,14 @@ public final class DashboardRoutes implements ApiExtension {
         ctx.json(s.isEmpty() ? Map.of("active", false) : session(s.get()));
     }
 
-    /** Ends the session: the cookie is cleared. A live session must send its CSRF token. */
+    /** Ends the session: the cookie is cleared and refused from now on. A live session must send its CSRF token. */
     private static void logout(Context ctx, Authz authz, DashboardSession sessions) {
         Optional<DashboardSession.Session> s = live(ctx, authz, sessions);
         if (s.isPresent() && !DashboardSession.csrfMatches(s.get(), ctx.header(DashboardSession.CSRF_HEADER))) {
             throw new ApiProblem(ProblemType.CSRF, "Logging out needs the " + DashboardSession.CSRF_HEADER
                     + " header its session exchange returned.");
         }
+        s.ifPresent(live -> sessions.end(live, Instant.now()));
         ctx.header("Set-Cookie", cookie(ctx, "", 0));
         ctx.header("Cache-Control", "no-store");
         ctx.json(Map.of("ended", s.isPresent()));

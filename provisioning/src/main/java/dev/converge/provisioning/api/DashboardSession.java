@@ -35,8 +35,8 @@ public final class DashboardSession {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
-    /** A verified session: whose token, until when, and its CSRF token. */
-    public record Session(long tokenId, Instant expiresAt, String csrf) {
+    /** A verified session: whose token, until when, its CSRF token, and the nonce that names it. */
+    public record Session(long tokenId, Instant expiresAt, String csrf, String nonce) {
         @Override
         public String toString() {
             return "Session[token " + tokenId + ", until " + expiresAt + "]";
@@ -51,8 +51,12 @@ public final class DashboardSession {
         }
     }
 
+    private static final int MAX_ENDED = 10_000;
+
     private final byte[] secret;
     private final boolean fromEnvironment;
+    /** Sessions ended by logout on this process: nonce -> when the session would have expired. */
+    private final java.util.Map<String, Instant> ended = new java.util.concurrent.ConcurrentHashMap<>();
 
     private DashboardSession(byte[] secret, boolean fromEnvironment) {
         this.secret = secret.clone();
@@ -89,7 +93,7 @@ public final class DashboardSession {
         String nonce = B64.encodeToString(n);
         String body = "v1." + tokenId + "." + until.getEpochSecond() + "." + nonce;
         return new Issued(body + "." + sign("session:" + body), new Session(tokenId, Instant.ofEpochSecond(
-                until.getEpochSecond()), sign("csrf:" + nonce)));
+                until.getEpochSecond()), sign("csrf:" + nonce), nonce));
     }
 
     /** The session a cookie value stands for, if this server signed it and it has not expired. */
@@ -106,10 +110,24 @@ public final class DashboardSession {
             return Optional.empty();
         }
         Instant until = Instant.ofEpochSecond(Long.parseLong(m.group(2)));
-        if (!until.isAfter(now)) {
+        if (!until.isAfter(now) || ended.containsKey(m.group(3))) {
             return Optional.empty();
         }
-        return Optional.of(new Session(Long.parseLong(m.group(1)), until, sign("csrf:" + m.group(3))));
+        return Optional.of(new Session(Long.parseLong(m.group(1)), until, sign("csrf:" + m.group(3)), m.group(3)));
+    }
+
+    /**
+     * Ends a session on this process (logout): a copy of its cookie is refused from now on, until
+     * it would have expired anyway. Remembered in memory, at most {@value #MAX_ENDED} at once (the
+     * oldest forgotten first); another process with the same secret learns of it only by the
+     * browser having dropped the cookie.
+     */
+    void end(Session session, Instant now) {
+        ended.values().removeIf(until -> !until.isAfter(now));
+        while (ended.size() >= MAX_ENDED) {
+            ended.keySet().stream().findFirst().ifPresent(ended::remove);
+        }
+        ended.put(session.nonce(), session.expiresAt());
     }
 
     /** Whether {@code header} is this session's CSRF token (compared in constant time). */

@@ -246,6 +246,30 @@ class DashboardSessionTest {
     }
 
     @Test
+    void theSecretComesFromTheEnvironmentOrIsDrawnPerProcess() {
+        DashboardSession drawn = DashboardSession.fromEnvironment(Map.of());
+        assertThat(drawn.configured()).isFalse();
+        var issued = drawn.issue(7, null, java.time.Instant.now());
+        assertThat(DashboardSession.fromEnvironment(Map.of()).verify(issued.cookie(), java.time.Instant.now()))
+                .as("another process's random secret").isEmpty();
+        String secret = "s".repeat(32);
+        DashboardSession a = DashboardSession.fromEnvironment(Map.of(DashboardSession.SECRET_ENV, secret));
+        DashboardSession b = DashboardSession.fromEnvironment(Map.of(DashboardSession.SECRET_ENV, secret));
+        assertThat(a.configured()).isTrue();
+        var shared = a.issue(7, java.time.Instant.now().plusSeconds(60), java.time.Instant.now());
+        assertThat(b.verify(shared.cookie(), java.time.Instant.now())).as("the same secret on another process")
+                .hasValueSatisfying(x -> assertThat(x.csrf()).isEqualTo(shared.session().csrf()));
+        assertThat(shared.session().expiresAt()).as("never past the token's own expiry")
+                .isBefore(java.time.Instant.now().plusSeconds(61));
+        assertThat(b.verify(shared.cookie(), java.time.Instant.now().plusSeconds(120))).as("expired").isEmpty();
+        assertThat(b.verify(shared.cookie().replace("v1.7.", "v1.8."), java.time.Instant.now())).as("another token id")
+                .isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DashboardSession.fromEnvironment(
+                Map.of(DashboardSession.SECRET_ENV, "short"))).hasMessageContaining("at least 32");
+        assertThat(shared.toString()).doesNotContain(shared.cookie());
+    }
+
+    @Test
     void logoutClearsTheCookieAndRevokingTheTokenEndsItsSessions() {
         String token = api.service().tenants().credentials().issueOperator(null, "revoked-later").token();
         Session s = login(token, false);
@@ -253,6 +277,9 @@ class DashboardSessionTest {
         assertThat(out.status()).isEqualTo(200);
         assertThat(out.json().get("ended").asBoolean()).isTrue();
         assertThat(out.header("Set-Cookie")).startsWith(DashboardSession.COOKIE + "=;").contains("Max-Age=0");
+        assertThat(as(s, "GET", "/v1/dashboard/jobs", null, null).status()).as("a copy of the cookie kept past logout")
+                .isEqualTo(401);
+        assertThat(as(s, "GET", "/ui/session", null, null).json().get("active").asBoolean()).isFalse();
 
         Session again = login(token, false);
         assertThat(as(again, "GET", "/v1/dashboard/jobs", null, null).status()).isEqualTo(200);
