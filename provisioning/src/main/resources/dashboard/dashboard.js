@@ -180,6 +180,11 @@
           orphanScan === null ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
             el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
               ' tagged with our sites, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
+        el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
+          o.recurring.length === 0 ? el('p', { class: 'muted' }, 'None declared.') :
+            table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [r.name,
+              r.schedule + (r.missed_slots === 'skip' ? ', missed slots skipped' : ', a missed slot runs once'),
+              r.last_slot ? time(r.last_slot) : 'not yet', time(r.next_slot)]))),
         el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
           table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
             ['retried', n.retried], ['died without an outcome', n.abandoned]]))),

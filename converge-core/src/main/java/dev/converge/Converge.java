@@ -1,14 +1,15 @@
 package dev.converge;
 
 import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chains;
 import dev.converge.claim.Claims;
-import dev.converge.claim.Leadership;
+import dev.converge.claim.internal.Leadership;
 import dev.converge.flow.Flows;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
-import dev.converge.ledger.ResourceTypes;
+import dev.converge.ledger.internal.ResourceTypes;
+import dev.converge.store.internal.Dialect;
 import dev.converge.token.Tokens;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
@@ -17,10 +18,10 @@ import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobRow;
-import dev.converge.queue.LeasedJob;
-import dev.converge.queue.JobStore;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.JobType;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.EngineServices;
 import dev.converge.queue.internal.EngineSettings;
@@ -28,6 +29,7 @@ import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
 import dev.converge.queue.internal.QueueWorker;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
 import dev.converge.recurring.RecurringJobs;
@@ -114,16 +116,35 @@ public final class Converge implements AutoCloseable {
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
         }
-        this.claims = new Claims(store, nodeId);
+        this.claims = Wiring.construct(Claims.class, store, nodeId);
         runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
-        this.recurring = new RecurringJobs(store, b.recurring, (c, j) -> enqueue(c, j));
+        this.recurring = Wiring.construct(RecurringJobs.class, store, b.recurring, (RecurringJobs.Enqueuer) (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
-        this.retention = b.retention == null ? null : new Retention(store, b.retention);
+        this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
         this.metrics = b.meterRegistry == null ? null
                 : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
         if (b.openTelemetry != null) {
-            dev.converge.tracing.JobTracing.bind(this, b.openTelemetry);
+            dev.converge.tracing.internal.JobTracing.bind(this, b.openTelemetry);
         }
+    }
+
+    static {
+        Wiring.engineAccess(new Wiring.EngineAccess() {
+            @Override
+            public EngineRuntime runtime(Converge engine) {
+                return engine.runtime;
+            }
+
+            @Override
+            public NewJob encode(Converge engine, Job<?> job) {
+                return engine.encode(job);
+            }
+
+            @Override
+            public void finishHook(Builder builder, FinishHook hook) {
+                builder.finishHook(hook);
+            }
+        });
     }
 
     public static Builder builder(Store store) {
@@ -219,7 +240,7 @@ public final class Converge implements AutoCloseable {
         long[] ids = store.inTransaction(c -> {
             long[] out = runtime.jobs().insertMany(c, rows, store.clock().sqlNow());
             for (String q : queues) {
-                store.dialect().notify(c, JobStore.CHANNEL, q);
+                Dialect.of(store).notify(c, JobStore.CHANNEL, q);
             }
             return out;
         });
@@ -235,14 +256,14 @@ public final class Converge implements AutoCloseable {
     private EnqueueResult insert(Connection c, NewJob row) throws SQLException {
         JobStore.Inserted ins = runtime.jobs().insert(c, row, store.clock().sqlNow());
         if (!ins.duplicate()) {
-            store.dialect().notify(c, JobStore.CHANNEL, row.queue());
+            Dialect.of(store).notify(c, JobStore.CHANNEL, row.queue());
             runtime.observer().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
 
     /** Turns a typed job into its row, failing here (not in a worker) on an unknown type or a bad payload. */
-    public <T> NewJob encode(Job<T> job) {
+    <T> NewJob encode(Job<T> job) {
         JobType<T> type = job.type();
         if (!registry.knows(type.name())) {
             throw new ConvergeException("unknown job type '" + type.name()
@@ -381,10 +402,6 @@ public final class Converge implements AutoCloseable {
         return nodeId;
     }
 
-    public EngineSettings settings() {
-        return settings;
-    }
-
     public EngineStats stats() {
         return runtime.counters().snapshot();
     }
@@ -392,15 +409,6 @@ public final class Converge implements AutoCloseable {
     /** The engine's Micrometer meters, when a registry was given to the builder. */
     public Optional<dev.converge.metrics.ConvergeMetrics> metrics() {
         return Optional.ofNullable((dev.converge.metrics.ConvergeMetrics) metrics);
-    }
-
-    public JsonCodec codec() {
-        return codec;
-    }
-
-    /** For the engine's own packages (batches, flows, ledger); not for applications. */
-    public EngineRuntime runtime() {
-        return runtime;
     }
 
     /**
@@ -569,7 +577,7 @@ public final class Converge implements AutoCloseable {
         }
 
         /** For the engine's own packages: reacts to jobs of batches, chains and flows finishing. */
-        public Builder finishHook(FinishHook hook) {
+        Builder finishHook(FinishHook hook) {
             hooks.add(Objects.requireNonNull(hook));
             return this;
         }

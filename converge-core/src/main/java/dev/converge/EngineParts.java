@@ -1,7 +1,7 @@
 package dev.converge;
 
 import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.batch.internal.BatchStore;
 import dev.converge.batch.internal.BatchTracker;
 import dev.converge.chain.Chains;
@@ -21,6 +21,8 @@ import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.EngineSettings;
 import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.JsonCodec;
+import dev.converge.queue.internal.Wiring;
+import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -43,9 +45,9 @@ final class EngineParts {
 
     EngineParts(Converge.Builder b, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
             Function<Job<?>, Long> enqueue) {
-        BatchTracker batchTracker = new BatchTracker(new BatchStore(b.store.dialect()));
-        ChainTracker chainTracker = new ChainTracker(new ChainStore(b.store.dialect()), batchTracker);
-        FlowStore flowStore = new FlowStore(b.store.dialect());
+        BatchTracker batchTracker = new BatchTracker(new BatchStore(Dialect.of(b.store)));
+        ChainTracker chainTracker = new ChainTracker(new ChainStore(Dialect.of(b.store)), batchTracker);
+        FlowStore flowStore = new FlowStore(Dialect.of(b.store));
         FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
         batchTracker.wire(chainTracker);
         chainTracker.wire(flowTracker);
@@ -66,12 +68,12 @@ final class EngineParts {
         hooks.add(0, router);
         this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router);
         compensator.wire(runtime);
-        this.batches = new Batches(runtime, batchTracker, encoder);
-        this.chains = new Chains(runtime, chainTracker, batches, encoder);
-        this.flows = new Flows(runtime, flowTracker, chains, encoder);
+        this.batches = Wiring.construct(Batches.class, runtime, batchTracker, encoder);
+        this.chains = Wiring.construct(Chains.class, runtime, chainTracker, encoder);
+        this.flows = Wiring.construct(Flows.class, runtime, flowTracker, encoder);
         ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue, b.tags);
-        this.ledger = new Ledger(ledgerEngine[0]);
-        this.tokens = new dev.converge.token.Tokens(runtime, flows, enqueue, b.systemQueue);
+        this.ledger = Wiring.construct(Ledger.class, ledgerEngine[0]);
+        this.tokens = Wiring.construct(dev.converge.token.Tokens.class, runtime, flows, enqueue, b.systemQueue);
         tokenPool[0] = tokens;
     }
 }

@@ -1,14 +1,14 @@
 package dev.converge.batch;
 
+import dev.converge.batch.internal.BatchSpec;
 import dev.converge.batch.internal.BatchStore;
 import dev.converge.batch.internal.BatchTracker;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.queue.Job;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -18,29 +18,14 @@ public final class Batches {
     private final BatchTracker tracker;
     private final Function<Job<?>, JobSpec> encoder;
 
-    public Batches(EngineRuntime rt, BatchTracker tracker, Function<Job<?>, JobSpec> encoder) {
+    Batches(EngineRuntime rt, BatchTracker tracker, Function<Job<?>, JobSpec> encoder) {
         this.rt = rt;
         this.tracker = tracker;
         this.encoder = encoder;
     }
 
-    /** Validates and encodes a batch definition (every job type known, every payload serializable). */
-    public BatchSpec encode(Batch batch) {
-        List<JobSpec> jobs = new ArrayList<>();
-        for (Job<?> j : batch.jobs()) {
-            JobSpec spec = encoder.apply(j);
-            if (spec.uniqueKey() != null) {
-                throw new IllegalArgumentException("jobs of a batch cannot carry their own unique key: the batch is "
-                        + "what makes them unique");
-            }
-            jobs.add(spec);
-        }
-        return new BatchSpec(batch.name(), jobs, spec(batch.thenJob()), spec(batch.catchJob()),
-                spec(batch.finallyJob()), batch.failuresAllowed());
-    }
-
-    private JobSpec spec(Job<?> job) {
-        return job == null ? null : encoder.apply(job);
+    private BatchSpec encode(Batch batch) {
+        return BatchSpec.of(batch, encoder);
     }
 
     /** Dispatches the batch in its own transaction; returns its id. */

@@ -1,14 +1,12 @@
 package dev.converge.chain;
 
-import dev.converge.batch.Batch;
-import dev.converge.batch.Batches;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
+import dev.converge.chain.internal.LinkSpec;
 import dev.converge.queue.Job;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -17,35 +15,17 @@ import java.util.function.Function;
 public final class Chains {
     private final EngineRuntime rt;
     private final ChainTracker tracker;
-    private final Batches batches;
     private final Function<Job<?>, JobSpec> encoder;
 
-    public Chains(EngineRuntime rt, ChainTracker tracker, Batches batches, Function<Job<?>, JobSpec> encoder) {
+    Chains(EngineRuntime rt, ChainTracker tracker, Function<Job<?>, JobSpec> encoder) {
         this.rt = rt;
         this.tracker = tracker;
-        this.batches = batches;
         this.encoder = encoder;
-    }
-
-    /** Validates and encodes chain links; an unknown job type fails here, before anything is stored. */
-    public List<LinkSpec> encodeLinks(List<Object> links) {
-        if (links.isEmpty()) {
-            throw new IllegalArgumentException("a chain needs at least one link");
-        }
-        List<LinkSpec> out = new ArrayList<>(links.size());
-        for (Object link : links) {
-            if (link instanceof Job<?> j) {
-                out.add(new LinkSpec(encoder.apply(j), null));
-            } else {
-                out.add(new LinkSpec(null, batches.encode((Batch) link)));
-            }
-        }
-        return out;
     }
 
     /** Dispatches the chain in its own transaction; its first link starts now. Returns its id. */
     public long dispatch(Chain chain) {
-        List<LinkSpec> links = encodeLinks(chain.links());
+        List<LinkSpec> links = LinkSpec.of(chain.links(), encoder);
         JobSpec catchJob = chain.catchJob() == null ? null : encoder.apply(chain.catchJob());
         JobSpec finallyJob = chain.finallyJob() == null ? null : encoder.apply(chain.finallyJob());
         FinishContext[] tx = new FinishContext[1];

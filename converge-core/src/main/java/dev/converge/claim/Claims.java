@@ -1,6 +1,8 @@
 package dev.converge.claim;
 
+import dev.converge.claim.internal.ClaimStore;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -20,9 +22,9 @@ public final class Claims {
     private final ClaimStore table;
     private final String node;
 
-    public Claims(Store store, String node) {
+    Claims(Store store, String node) {
         this.store = store;
-        this.table = new ClaimStore(store.dialect());
+        this.table = new ClaimStore(Dialect.of(store));
         this.node = node;
     }
 

@@ -1,9 +1,8 @@
 package dev.converge.flow;
 
 import dev.converge.ConvergeException;
-import dev.converge.batch.JobSpec;
-import dev.converge.chain.Chains;
-import dev.converge.chain.LinkSpec;
+import dev.converge.batch.internal.JobSpec;
+import dev.converge.chain.internal.LinkSpec;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.flow.internal.FlowTracker;
@@ -28,13 +27,11 @@ public final class Flows {
     private static final Logger log = LoggerFactory.getLogger(Flows.class);
     private final EngineRuntime rt;
     private final FlowTracker tracker;
-    private final Chains chains;
     private final Function<Job<?>, JobSpec> encoder;
 
-    public Flows(EngineRuntime rt, FlowTracker tracker, Chains chains, Function<Job<?>, JobSpec> encoder) {
+    Flows(EngineRuntime rt, FlowTracker tracker, Function<Job<?>, JobSpec> encoder) {
         this.rt = rt;
         this.tracker = tracker;
-        this.chains = chains;
         this.encoder = encoder;
         tracker.events(rt.events());
     }
@@ -88,7 +85,7 @@ public final class Flows {
         if (flow.steps().isEmpty()) {
             throw new IllegalArgumentException("flow " + flow.kind() + " has no steps");
         }
-        return new Prepared(chains.encodeLinks(flow.steps()),
+        return new Prepared(LinkSpec.of(flow.steps(), encoder),
                 flow.onSuccessJob() == null ? null : encoder.apply(flow.onSuccessJob()),
                 flow.onFailureJob() == null ? null : encoder.apply(flow.onFailureJob()));
     }

@@ -20,7 +20,7 @@ import java.util.Optional;
 public final class Ledger {
     private final LedgerEngine engine;
 
-    public Ledger(LedgerEngine engine) {
+    Ledger(LedgerEngine engine) {
         this.engine = engine;
     }
 

@@ -1,8 +1,9 @@
 package dev.converge.metrics;
 
 import dev.converge.Converge;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryObserver;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.retention.RetentionReport;
 import dev.converge.store.Store;
 import io.micrometer.core.instrument.Counter;
@@ -57,8 +58,8 @@ public final class ConvergeMetrics implements AutoCloseable {
         for (dev.converge.flow.FlowState st : dev.converge.flow.FlowState.values()) {
             gauge("converge.flows", "flows per state", "state", st.sql()); // every state reads 0 before the first sample
         }
-        engine.runtime().observe(new Observer());
-        engine.runtime().observeEngine(new EngineMeters(registry));
+        Wiring.runtime(engine).observe(new Observer());
+        Wiring.runtime(engine).observeEngine(new EngineMeters(registry));
         engine.retention().ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
             this.sampler = null;

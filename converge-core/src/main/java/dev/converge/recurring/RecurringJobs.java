@@ -3,6 +3,7 @@ package dev.converge.recurring;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,9 +37,9 @@ public final class RecurringJobs {
     private final List<RecurringJob<?>> jobs;
     private final Enqueuer enqueuer;
 
-    public RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
+    RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
-        this.table = new RecurringStore(store.dialect());
+        this.table = new RecurringStore(Dialect.of(store));
         this.jobs = List.copyOf(jobs);
         this.enqueuer = enqueuer;
     }

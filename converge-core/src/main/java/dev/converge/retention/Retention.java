@@ -1,8 +1,8 @@
 package dev.converge.retention;
 
-import dev.converge.store.Dialect;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -46,10 +46,10 @@ public final class Retention {
     private final List<java.util.function.Consumer<RetentionReport>> listeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public Retention(Store store, RetentionPolicy policy) {
+    Retention(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
-        Dialect d = store.dialect();
+        Dialect d = Dialect.of(store);
         for (String s : FINISHED) {
             // the state is a literal, so PostgreSQL matches the partial "finished" indexes of V7
             jobsByState.add(Sql.of(d, "SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "

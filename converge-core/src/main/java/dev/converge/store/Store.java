@@ -1,5 +1,6 @@
 package dev.converge.store;
 
+import dev.converge.store.internal.Dialect;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -134,10 +135,6 @@ public final class Store implements AutoCloseable {
         p.setProperty("connectTimeout", String.valueOf(Math.max(1, config.connectionTimeout().toSeconds())));
         p.setProperty("tcpKeepAlive", "true");
         return DriverManager.getConnection(config.url(), p);
-    }
-
-    public Dialect dialect() {
-        return dialect;
     }
 
     public EngineClock clock() {

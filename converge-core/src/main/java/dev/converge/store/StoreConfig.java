@@ -1,5 +1,6 @@
 package dev.converge.store;
 
+import dev.converge.store.internal.Dialect;
 import dev.converge.time.EngineClock;
 import java.time.Duration;
 import java.util.Objects;

@@ -12,6 +12,7 @@ import dev.converge.queue.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
+import dev.converge.store.internal.Dialect;
 import dev.converge.token.internal.TokenStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,10 +49,10 @@ public final class Tokens {
     private final java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue;
     private final dev.converge.queue.JobType<TokenRef> resolveType;
 
-    public Tokens(EngineRuntime rt, Flows flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
+    Tokens(EngineRuntime rt, Flows flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
             String systemQueue) {
         this.rt = rt;
-        this.store = new TokenStore(rt.store().dialect());
+        this.store = new TokenStore(Dialect.of(rt.store()));
         this.flows = flows;
         this.enqueue = enqueue;
         this.resolveType = resolveType(systemQueue);

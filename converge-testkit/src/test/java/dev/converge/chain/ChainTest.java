@@ -14,6 +14,7 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -98,7 +99,7 @@ class ChainTest {
             // one catch job was fired; its first delivery died after the handler ran and before completing,
             // so it was delivered again (at least once) and completed once
             await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().filter("callback:catch"::equals).count() == 2);
-            var catchJob = h.store().withConnection(c -> new dev.converge.queue.JobStore(h.store().dialect())
+            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialect.of(h.store()))
                     .byUniqueKey(c, "chain:" + id + ":catch")).orElseThrow();
             await().atMost(Duration.ofSeconds(10)).until(() -> engine.job(catchJob.id()).orElseThrow().state()
                     == dev.converge.queue.JobState.SUCCEEDED);

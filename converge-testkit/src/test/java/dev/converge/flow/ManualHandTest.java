@@ -9,10 +9,11 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.store.internal.Dialect;
 import dev.converge.token.Token;
 import dev.converge.token.TokenState;
 import java.time.Duration;
@@ -207,7 +208,7 @@ class ManualHandTest {
             assertThat(engine.job(running).orElseThrow().state()).isEqualTo(JobState.RUNNING);
             sql(h, "UPDATE cv_job SET state = 'available', lease_owner = NULL, lease_expires_at = NULL WHERE id = " + running);
             long seen = engine.job(running).orElseThrow().epoch();
-            JobStore jobs = new JobStore(h.store().dialect());
+            JobStore jobs = new JobStore(Dialect.of(h.store()));
             boolean stale = h.store().withConnection(c -> jobs.cancelWaiting(c, running, seen - 1, "stale", null));
             assertThat(stale)
                     .as("an epoch read before the job was leased again cancels nothing").isFalse();

@@ -10,12 +10,13 @@ import dev.converge.ledger.internal.LedgerStore;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobLease;
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
+import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.JobType;
-import dev.converge.queue.LeasedJob;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.LeasedJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.SettableClock;
 import dev.converge.testkit.leaf.CountingLeaf;
 import dev.converge.token.internal.TokenStore;
@@ -36,9 +37,9 @@ class StaleWorkerTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness(kind, clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(store.dialect());
-            LedgerStore ledger = new LedgerStore(store.dialect());
-            TokenStore tokens = new TokenStore(store.dialect());
+            JobStore jobs = new JobStore(Dialect.of(store));
+            LedgerStore ledger = new LedgerStore(Dialect.of(store));
+            TokenStore tokens = new TokenStore(Dialect.of(store));
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "stale", "{}", 3), clock.sqlNow()));
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();

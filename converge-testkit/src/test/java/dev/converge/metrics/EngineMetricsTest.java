@@ -7,9 +7,10 @@ import dev.converge.Converge;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.internal.DeliveryObserver;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.retention.RetentionPolicy;
 import dev.converge.retention.RetentionReport;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,7 +64,7 @@ class EngineMetricsTest {
                     })
                     .declare(PARKED)
                     .queue("default", 2));
-            engine.runtime().observe(new DeliveryObserver() {
+            Wiring.runtime(engine).observe(new DeliveryObserver() {
                 @Override
                 public void ran(LeasedJob job, long nanos) {
                     // called on the worker thread right after the handler: the delivery's MDC is gone

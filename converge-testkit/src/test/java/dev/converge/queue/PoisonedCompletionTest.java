@@ -7,6 +7,10 @@ import dev.converge.Converge;
 import dev.converge.flow.Flow;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.Harness;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
+import dev.converge.queue.internal.Wiring;
+import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,10 +33,9 @@ class PoisonedCompletionTest {
             .withRetry(RetryPolicy.never());
 
     Converge engine(Harness h) {
-        return h.engine(b -> b.queue("default", 4)
+        return h.engine(b -> Wiring.engines().finishHook(b.queue("default", 4)
                 .handle(STEP, (p, ctx) -> { })
-                .declare(ORPHANED)
-                .finishHook((tx, job, state, error) -> {
+                .declare(ORPHANED), (tx, job, state, error) -> {
                     if (job.payload().contains("poison")) {
                         throw new IllegalStateException("this hook cannot take job " + job.id());
                     }
@@ -77,7 +80,7 @@ class PoisonedCompletionTest {
                         .flowId());
             }
             // a node leases them all and dies at once: every lease expires on its last attempt
-            JobStore jobs = new JobStore(h.store().dialect());
+            JobStore jobs = new JobStore(Dialect.of(h.store()));
             List<LeasedJob> leased = h.store().inTransaction(c -> jobs.lease(c, "dead", 10, "dead-node", 1, null));
             assertThat(leased).hasSize(6);
 
@@ -98,7 +101,7 @@ class PoisonedCompletionTest {
                 ps.setLong(1, flowId);
                 try (var rs = ps.executeQuery()) {
                     rs.next();
-                    return new JobStore(h.store().dialect()).get(c, rs.getLong(1)).orElseThrow();
+                    return new JobStore(Dialect.of(h.store())).get(c, rs.getLong(1)).orElseThrow();
                 }
             }
         });

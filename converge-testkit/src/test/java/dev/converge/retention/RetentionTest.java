@@ -6,6 +6,7 @@ import dev.converge.Converge;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import dev.converge.testkit.SettableClock;
 import java.sql.Connection;
@@ -191,7 +192,7 @@ class RetentionTest {
                 return null;
             });
             long jobsBefore = count(s, "cv_job");
-            Retention retention = new Retention(s, POLICY);
+            Retention retention = Wiring.construct(Retention.class, s, POLICY);
 
             RetentionReport first = retention.round();
             System.out.printf("[retention %s] round 1: %s%n", kind, first);

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
 import dev.converge.batch.Batch;
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chain;
 import dev.converge.flow.Harness;
 import dev.converge.ledger.CreateRequest;
@@ -17,6 +17,7 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.Wiring;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -91,10 +92,10 @@ class OneCodecTest {
     void aStoredJobSpecKeepsItsPayloadExactly(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            JobSpec spec = JobSpec.of(engine.encode(Job.of(STEP, new At("spec", AT))));
+            JobSpec spec = JobSpec.of(Wiring.engines().encode(engine, Job.of(STEP, new At("spec", AT))));
             JobSpec back = JobSpec.fromJson(spec.toJson());
             assertThat(back).isEqualTo(spec);
-            assertThat(engine.codec().read(back.payload(), At.class, STEP.name()).at()).isEqualTo(AT);
+            assertThat(Wiring.runtime(engine).codec().read(back.payload(), At.class, STEP.name()).at()).isEqualTo(AT);
             assertThat(back.payload()).contains(AT.toString());
         }
     }

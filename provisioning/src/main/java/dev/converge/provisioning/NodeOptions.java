@@ -10,10 +10,13 @@ import java.util.Objects;
  * the watchdog and the reaper; and its engine timings.
  *
  * @param concurrency 0 for a node that only enqueues (an API-only node)
+ * @param purgeEvery  the slots of the recurring job that deletes expired idempotency keys and approvals
+ *                    ({@link ExpiredPurge}); give every node the same, since whichever node holds the
+ *                    recurring claim decides the slots by its own
  */
 public record NodeOptions(String nodeId, int concurrency, boolean watchdog, boolean reaper, Duration lease,
         Duration poll, Duration maintenanceEvery, Duration reapOlderThan, SiteJobs jobs, CrashPlan crashPlan,
-        boolean naive) {
+        boolean naive, Duration purgeEvery) {
 
     public NodeOptions {
         if (concurrency < 0 || concurrency > 500) {
@@ -25,34 +28,40 @@ public record NodeOptions(String nodeId, int concurrency, boolean watchdog, bool
         Objects.requireNonNull(reapOlderThan, "reapOlderThan");
         Objects.requireNonNull(jobs, "jobs");
         Objects.requireNonNull(crashPlan, "crashPlan");
+        if (purgeEvery == null || purgeEvery.compareTo(Duration.ofSeconds(1)) < 0 || purgeEvery.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("--purge-every must be between 1s and 24h, was " + purgeEvery);
+        }
     }
 
     /** A full node: serves and works with production timings. */
     public static NodeOptions defaults() {
         return new NodeOptions(null, 16, true, true, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5),
-                Duration.ofMinutes(5), SiteJobs.defaults(), CrashPlan.NONE, false);
+                Duration.ofMinutes(5), SiteJobs.defaults(), CrashPlan.NONE, false, ExpiredPurge.DEFAULT_EVERY);
     }
 
     public NodeOptions withConcurrency(int n) {
-        return new NodeOptions(nodeId, n, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, crashPlan, naive);
+        return new NodeOptions(nodeId, n, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
+                jobs, crashPlan, naive, purgeEvery);
     }
 
     public NodeOptions withNodeId(String id) {
-        return new NodeOptions(id, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, crashPlan, naive);
+        return new NodeOptions(id, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
+                jobs, crashPlan, naive, purgeEvery);
     }
 
     public NodeOptions withMaintenance(boolean watchdogOn, boolean reaperOn) {
         return new NodeOptions(nodeId, concurrency, watchdogOn, reaperOn, lease, poll, maintenanceEvery, reapOlderThan, jobs,
-                crashPlan, naive);
+                crashPlan, naive, purgeEvery);
     }
 
     public NodeOptions withTimings(Duration leaseTime, Duration pollEvery, Duration maintenance, Duration reapAfter) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, leaseTime, pollEvery, maintenance, reapAfter, jobs,
-                crashPlan, naive);
+                crashPlan, naive, purgeEvery);
     }
 
     public NodeOptions withJobs(SiteJobs j) {
-        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, j, crashPlan, naive);
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
+                j, crashPlan, naive, purgeEvery);
     }
 
     /**
@@ -61,10 +70,17 @@ public record NodeOptions(String nodeId, int concurrency, boolean watchdog, bool
      */
     public NodeOptions withNaiveSteps(boolean on) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs,
-                crashPlan, on);
+                crashPlan, on, purgeEvery);
+    }
+
+    /** How often the recurring job that deletes expired idempotency keys and approvals runs (default 10 minutes). */
+    public NodeOptions withPurgeEvery(Duration every) {
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs,
+                crashPlan, naive, every);
     }
 
     public NodeOptions withCrashPlan(CrashPlan plan) {
-        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs, plan, naive);
+        return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
+                jobs, plan, naive, purgeEvery);
     }
 }

@@ -11,6 +11,7 @@ import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.flywaydb.core.Flyway;
@@ -46,7 +47,7 @@ public final class Provisioning implements AutoCloseable {
         this.events = new Events(store);
         this.resources = new SiteResources(config, meters);
         this.jobs = node.jobs();
-        SiteStore siteStore = new SiteStore(store.dialect());
+        SiteStore siteStore = new SiteStore(Dialect.of(store));
         Receipts receipts = new Receipts(config, resources);
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
@@ -73,6 +74,13 @@ public final class Provisioning implements AutoCloseable {
         } else {
             b.declare(turns.turn).declare(turns.turnFailed);
         }
+        // expired idempotency keys and approvals: one recurring job for the cluster, run where the queue is worked
+        if (node.concurrency() > 0) {
+            b.handle(ExpiredPurge.TYPE, new ExpiredPurge(store)::run);
+        } else {
+            b.declare(ExpiredPurge.TYPE);
+        }
+        b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
         this.conversations = new dev.converge.provisioning.assistant.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
@@ -104,7 +112,7 @@ public final class Provisioning implements AutoCloseable {
 
     public static void migrate(Store store) {
         Flyway.configure().dataSource(store.dataSource())
-                .locations("classpath:db/provisioning/" + store.dialect().name())
+                .locations("classpath:db/provisioning/" + Dialect.of(store).name())
                 .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0")
                 .load().migrate();
     }

@@ -28,7 +28,13 @@ public final class ProvisioningFixture implements AutoCloseable {
 
     /** With the chat model the assistant's turns use. */
     public ProvisioningFixture(Duration trialWindow, dev.converge.provisioning.assistant.ModelSettings model) {
-        this(EmbeddedLeaves.start(42), true, trialWindow, model, null);
+        this(EmbeddedLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
+    }
+
+    /** With the recurring purge of expired idempotency keys and approvals every {@code purgeEvery}. */
+    public ProvisioningFixture(Duration trialWindow, Duration purgeEvery) {
+        this(EmbeddedLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
+                purgeEvery);
     }
 
     /**
@@ -36,11 +42,13 @@ public final class ProvisioningFixture implements AutoCloseable {
      * resources tagged with {@code tags}.
      */
     public ProvisioningFixture(EmbeddedLeaves shared, dev.converge.ledger.ResourceTags tags) {
-        this(shared, false, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(), tags);
+        this(shared, false, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(), tags,
+                ExpiredPurge.DEFAULT_EVERY);
     }
 
     private ProvisioningFixture(EmbeddedLeaves leaves, boolean ownLeaves, Duration trialWindow,
-            dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags) {
+            dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
+            Duration purgeEvery) {
         this.leaves = leaves;
         this.ownLeaves = ownLeaves;
         this.store = TestStores.h2(true, EngineClock.database());
@@ -49,7 +57,8 @@ public final class ProvisioningFixture implements AutoCloseable {
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
-                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
+                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30))
+                .withPurgeEvery(purgeEvery);
         this.service = Provisioning.start(store, config, node, model);
     }
 

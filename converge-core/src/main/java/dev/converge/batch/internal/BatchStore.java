@@ -2,10 +2,9 @@ package dev.converge.batch.internal;
 
 import dev.converge.batch.BatchProgress;
 import dev.converge.batch.BatchState;
-import dev.converge.batch.JobSpec;
-import dev.converge.store.Dialect;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,11 +1,9 @@
 package dev.converge.batch.internal;
 
-import dev.converge.batch.BatchSpec;
 import dev.converge.batch.BatchState;
-import dev.converge.batch.JobSpec;
 import dev.converge.batch.internal.BatchStore.BatchRow;
 import dev.converge.queue.JobState;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
 import java.time.Instant;

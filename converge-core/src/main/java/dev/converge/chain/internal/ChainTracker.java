@@ -3,7 +3,6 @@ package dev.converge.chain.internal;
 import dev.converge.batch.internal.BatchTracker;
 import dev.converge.batch.internal.LinkListener;
 import dev.converge.chain.ChainState;
-import dev.converge.chain.LinkSpec;
 import dev.converge.chain.internal.ChainStore.ChainRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.internal.FinishContext;

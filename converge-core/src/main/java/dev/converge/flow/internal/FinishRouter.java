@@ -3,7 +3,7 @@ package dev.converge.flow.internal;
 import dev.converge.batch.internal.BatchTracker;
 import dev.converge.chain.internal.ChainTracker;
 import dev.converge.queue.JobState;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.CancellationProbe;
 import dev.converge.queue.internal.FinishContext;
 import dev.converge.queue.internal.FinishHook;

@@ -1,14 +1,14 @@
 package dev.converge.flow.internal;
 
-import dev.converge.batch.JobSpec;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
 import dev.converge.queue.JobLease;
-import dev.converge.store.Dialect;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

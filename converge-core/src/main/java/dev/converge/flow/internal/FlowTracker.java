@@ -1,7 +1,7 @@
 package dev.converge.flow.internal;
 
 import dev.converge.batch.internal.BatchTracker;
-import dev.converge.chain.LinkSpec;
+import dev.converge.chain.internal.LinkSpec;
 import dev.converge.chain.internal.ChainListener;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
@@ -9,7 +9,7 @@ import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
 import java.util.List;

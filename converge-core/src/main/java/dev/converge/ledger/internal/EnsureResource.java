@@ -103,24 +103,20 @@ final class EnsureResource {
                 throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + key + "' (R7)");
             }
             ctx.checkLease();
-            boolean claimed;
+            // the claimed row is read back inside the claim's own transaction: the compensation needs its id, and
+            // the caller gets the row as this claim wrote it, without a round trip of its own after the commit
+            Optional<LedgerEntry> claimed;
             if (cur.isEmpty()) {
                 claimed = ops.tx(c -> {
                     boolean ok = ops.store.insertClaim(c, type.kind(), key, flowId, subject, type.createSafety(), kept, me,
                             ops.now());
-                    if (ok && flowId != null) {
-                        registerCompensation(c, flowId, type.kind(), key);
-                    }
-                    return ok;
+                    return ok ? claimedRow(c, flowId, type.kind(), key, true) : Optional.<LedgerEntry>empty();
                 });
             } else if (cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
                 LedgerEntry e = cur.get();
                 claimed = ops.tx(c -> {
                     boolean ok = ops.store.reuse(c, e, flowId, subject, type.createSafety(), kept, me, ops.now());
-                    if (ok && flowId != null) {
-                        registerCompensation(c, flowId, type.kind(), key);
-                    }
-                    return ok;
+                    return ok ? claimedRow(c, flowId, type.kind(), key, true) : Optional.<LedgerEntry>empty();
                 });
             } else {
                 LedgerEntry e = cur.get();
@@ -133,24 +129,29 @@ final class EnsureResource {
                 }
                 claimed = ops.tx(c -> {
                     boolean ok = ops.store.takeOver(c, e, flowId, me, ops.now());
-                    if (ok && flowId != null && !flowId.equals(e.flowId())) {
-                        registerCompensation(c, flowId, type.kind(), key);
-                    }
-                    return ok;
+                    return ok ? claimedRow(c, flowId, type.kind(), key, flowId != null && !flowId.equals(e.flowId()))
+                            : Optional.<LedgerEntry>empty();
                 });
             }
-            if (claimed) {
-                return ops.byKey(type.kind(), key).orElseThrow();
+            if (claimed.isPresent()) {
+                return claimed.get();
             }
             ctx.verifyLease(); // a refused claim may mean this delivery is stale: stop if so
         }
         throw new ClaimHeld(type.kind() + " '" + key + "' is contended; trying again later");
     }
 
-    private void registerCompensation(java.sql.Connection c, long flowId, String kind, String key)
-            throws java.sql.SQLException {
-        long id = ops.store.byKey(c, kind, key).orElseThrow().id();
-        ops.flows.compensateWith(c, flowId, compensationFor.apply(id));
+    /**
+     * Inside the claim's transaction: the row just claimed, with its teardown registered as the flow's
+     * compensation when {@code compensate} (a new claim, or one taken over into another flow).
+     */
+    private Optional<LedgerEntry> claimedRow(java.sql.Connection c, Long flowId, String kind, String key,
+            boolean compensate) throws java.sql.SQLException {
+        LedgerEntry e = ops.store.byKey(c, kind, key).orElseThrow();
+        if (compensate && flowId != null) {
+            ops.flows.compensateWith(c, flowId, compensationFor.apply(e.id()));
+        }
+        return Optional.of(e);
     }
 
     private LedgerEntry adopt(JobContext ctx, LedgerEntry e, LeafResource found, String tag) {

@@ -11,7 +11,6 @@ import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.OutcomeUnknown;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceType;
-import dev.converge.ledger.ResourceTypes;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobContext;
@@ -20,6 +19,7 @@ import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
+import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -65,7 +65,7 @@ public final class LedgerEngine {
 
     public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags) {
-        this.ops = new LedgerOps(rt, new LedgerStore(rt.store().dialect()), flows, types, tags);
+        this.ops = new LedgerOps(rt, new LedgerStore(Dialect.of(rt.store())), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
         this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)));
         this.teardown = new TeardownEntry(ops);

@@ -9,7 +9,6 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceConflict;
 import dev.converge.ledger.ResourceType;
-import dev.converge.ledger.ResourceTypes;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;

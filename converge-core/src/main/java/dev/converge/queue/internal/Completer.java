@@ -1,7 +1,7 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.LeasedJob;
+import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -99,7 +99,7 @@ final class Completer implements AutoCloseable {
         boolean[] applied;
         try {
             applied = rt.store.inTransaction(c -> {
-                ctx[0] = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+                ctx[0] = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
                 return rt.finisher.apply(ctx[0], items);
             });
         } catch (RuntimeException e) {
@@ -172,7 +172,7 @@ final class Completer implements AutoCloseable {
         String error = "its outcome (" + p.outcome() + ") could not be recorded; parked as failed without telling its "
                 + "batch, chain or flow: " + EngineRuntime.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.JobStore.Finish(
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.internal.JobStore.Finish(
                     r.job.lease(), JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
             if (landed) {
                 rt.counters.failed.increment();
@@ -201,7 +201,7 @@ final class Completer implements AutoCloseable {
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
             Object d = JobFinisher.decide(item);
-            if (d instanceof dev.converge.queue.JobStore.Finish f) {
+            if (d instanceof dev.converge.queue.internal.JobStore.Finish f) {
                 rt.observer().settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
                     rt.counters.succeeded.increment();

@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.RetryPolicy;
 
 /** A delivery's outcome waiting to be made durable, with the policy that decides a retry. */

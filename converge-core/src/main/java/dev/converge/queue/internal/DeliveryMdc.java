@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.LeasedJob;
 import java.util.Map;
 import org.slf4j.MDC;
 

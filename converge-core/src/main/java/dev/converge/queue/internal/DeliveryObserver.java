@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.LeasedJob;
 
 /**
  * Told what this node's deliveries do, for metrics. Called on hot paths: implementations must be

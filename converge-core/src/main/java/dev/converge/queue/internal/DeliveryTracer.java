@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.LeasedJob;
 
 /** Opens a span (or any scope) around each delivery's handler, on the worker thread that runs it. */
 public interface DeliveryTracer {

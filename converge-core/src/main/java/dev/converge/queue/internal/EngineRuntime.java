@@ -6,10 +6,9 @@ import dev.converge.lease.LeaseLost;
 import dev.converge.ledger.ClaimHeld;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobHandler;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -56,7 +55,7 @@ public final class EngineRuntime {
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation) {
         this.store = store;
-        this.jobs = new JobStore(store.dialect());
+        this.jobs = new JobStore(Dialect.of(store));
         this.nodeId = nodeId;
         this.settings = settings;
         this.registry = registry;
@@ -65,7 +64,7 @@ public final class EngineRuntime {
         this.finisher = new JobFinisher(hooks);
         this.cancellation = cancellation;
         this.completer = new Completer(this);
-        this.notifier = store.dialect().supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
+        this.notifier = Dialect.of(store).supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
         this.heartbeat = new Heartbeat(this);
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
@@ -207,7 +206,7 @@ public final class EngineRuntime {
 
     /** A finishing context over the caller's connection, for work that must move batches, chains and flows. */
     public FinishContext finishContext(java.sql.Connection c) {
-        return new FinishContext(c, jobs, store.dialect(), store.clock().sqlNow());
+        return new FinishContext(c, jobs, Dialect.of(store), store.clock().sqlNow());
     }
 
     public Counters counters() {
@@ -224,7 +223,7 @@ public final class EngineRuntime {
 
     /** Starts the shared services of a working node. */
     public void start(boolean working) {
-        if (store.dialect().supportsListen()) {
+        if (Dialect.of(store).supportsListen()) {
             wakeup.listen(store);
         }
         if (working) {

@@ -1,8 +1,6 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.JobStore;
-import dev.converge.queue.NewJob;
-import dev.converge.store.Dialect;
+import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;

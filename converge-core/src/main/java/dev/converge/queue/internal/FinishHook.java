@@ -1,7 +1,6 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.LeasedJob;
 import java.sql.SQLException;
 
 /**

@@ -1,10 +1,8 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.JobStore.Finish;
-import dev.converge.queue.JobStore.Retry;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.JobStore.Finish;
+import dev.converge.queue.internal.JobStore.Retry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,6 @@ package dev.converge.queue.internal;
 
 import dev.converge.crash.CrashPoint;
 import dev.converge.crash.SimulatedCrash;
-import dev.converge.queue.LeasedJob;
 import dev.converge.store.StoreConfig;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,8 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -63,7 +62,7 @@ final class Rescuer implements AutoCloseable {
     private int rescueTogether() {
         List<String> wake = new ArrayList<>();
         int n = rt.store.inTransaction(c -> {
-            FinishContext tx = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+            FinishContext tx = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
             int settled = settle(tx, rt.jobs.expiredLeases(c, 500, tx.now()), wake);
             wake.addAll(tx.queuesToWake());
             return settled;
@@ -84,7 +83,7 @@ final class Rescuer implements AutoCloseable {
             try {
                 n += rt.store.inRetriedTransaction(c -> {
                     wake.clear();
-                    FinishContext tx = new FinishContext(c, rt.jobs, rt.store.dialect(), rt.store.clock().sqlNow());
+                    FinishContext tx = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
                     int settled = settle(tx, List.of(job), wake);
                     wake.addAll(tx.queuesToWake());
                     return settled;

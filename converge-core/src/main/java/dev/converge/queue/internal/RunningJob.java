@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.LeasedJob;
 
 /**
  * One leased delivery held by this node, from lease to durable completion. The lease deadline is

@@ -1,9 +1,9 @@
 package dev.converge.token.internal;
 
 import dev.converge.queue.JobLease;
-import dev.converge.store.Dialect;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.token.Token;
 import dev.converge.token.TokenState;
 import java.sql.Connection;

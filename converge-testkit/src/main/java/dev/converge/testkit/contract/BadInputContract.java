@@ -8,7 +8,7 @@ import dev.converge.ConvergeException;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.time.Duration;

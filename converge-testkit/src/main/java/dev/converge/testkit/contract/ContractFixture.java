@@ -3,8 +3,9 @@ package dev.converge.testkit.contract;
 import dev.converge.Converge;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
-import dev.converge.queue.JobStore;
+import dev.converge.queue.internal.JobStore;
 import dev.converge.store.Store;
+import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.SettableClock;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
@@ -61,7 +62,7 @@ public final class ContractFixture implements AutoCloseable {
     }
 
     public JobStore jobs() {
-        return new JobStore(store().dialect());
+        return new JobStore(Dialect.of(store()));
     }
 
     /**

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.Converge;
 import dev.converge.queue.JobState;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

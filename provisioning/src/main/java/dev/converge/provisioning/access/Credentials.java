@@ -2,8 +2,9 @@ package dev.converge.provisioning.access;
 
 import dev.converge.provisioning.tenant.Tenant;
 import dev.converge.provisioning.tenant.Tenants;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;
@@ -66,7 +67,7 @@ public final class Credentials {
 
     public Credentials(Store store) {
         this.store = Objects.requireNonNull(store, "store");
-        var d = store.dialect();
+        var d = Dialect.of(store);
         insert = Sql.of(d, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
                 + "VALUES (:tenant_id, :scope, :hash, :label, {now}, NULL)");
         insertExpiring = Sql.of(d, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "

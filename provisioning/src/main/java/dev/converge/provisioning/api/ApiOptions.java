@@ -11,7 +11,6 @@ import java.util.Objects;
  * @param maxBodyBytes     a larger request body is answered 413
  * @param inFlightTimeout  an {@code Idempotency-Key} claim unfinished after this is presumed abandoned
  *                         (its server died) and may be taken over by a retry
- * @param purgeEvery       how often expired idempotency keys are deleted
  * @param maxConnections   connections open at once; while at the limit the server accepts no more, so
  *                         new ones wait in the kernel's listen backlog (and are refused by the kernel
  *                         once that is full) until one closes
@@ -20,7 +19,7 @@ import java.util.Objects;
  * @param idleTimeout      a connection that sends nothing for this long is closed (slow clients, idle
  *                         keep-alives that hold a connection slot)
  */
-public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFlightTimeout, Duration purgeEvery,
+public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFlightTimeout,
         int maxConnections, int requestQueue, Duration idleTimeout) {
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 2_000;
@@ -41,9 +40,6 @@ public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFli
         if (inFlightTimeout == null || inFlightTimeout.isNegative() || inFlightTimeout.isZero()) {
             throw new IllegalArgumentException("inFlightTimeout must be positive");
         }
-        if (purgeEvery == null || purgeEvery.isNegative() || purgeEvery.isZero()) {
-            throw new IllegalArgumentException("purgeEvery must be positive");
-        }
         if (maxConnections < 1 || maxConnections > 100_000) {
             throw new IllegalArgumentException("--max-connections must be between 1 and 100000");
         }
@@ -57,36 +53,32 @@ public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFli
     }
 
     /**
-     * 127.0.0.1, a free port, 16 KiB bodies, abandoned claims after 1 minute, purge every 10 minutes,
-     * 2,000 connections, 2,000 queued requests, 30 s idle timeout.
+     * 127.0.0.1, a free port, 16 KiB bodies, abandoned claims after 1 minute, 2,000 connections,
+     * 2,000 queued requests, 30 s idle timeout.
      */
     public static ApiOptions defaults() {
-        return new ApiOptions("127.0.0.1", 0, DEFAULT_MAX_BODY_BYTES, Duration.ofMinutes(1), Duration.ofMinutes(10),
+        return new ApiOptions("127.0.0.1", 0, DEFAULT_MAX_BODY_BYTES, Duration.ofMinutes(1),
                 DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_QUEUE, DEFAULT_IDLE_TIMEOUT);
     }
 
     public ApiOptions withHost(String h) {
-        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withPort(int p) {
-        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withMaxBodyBytes(int max) {
-        return new ApiOptions(host, port, max, inFlightTimeout, purgeEvery, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, port, max, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
     }
 
     public ApiOptions withInFlightTimeout(Duration d) {
-        return new ApiOptions(host, port, maxBodyBytes, d, purgeEvery, maxConnections, requestQueue, idleTimeout);
-    }
-
-    public ApiOptions withPurgeEvery(Duration d) {
-        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, d, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, port, maxBodyBytes, d, maxConnections, requestQueue, idleTimeout);
     }
 
     /** The connection limit, the request queue and the idle timeout together. */
     public ApiOptions withJetty(int connections, int queue, Duration idle) {
-        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, purgeEvery, connections, queue, idle);
+        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, connections, queue, idle);
     }
 }

@@ -34,12 +34,12 @@ public final class ApiServer implements AutoCloseable {
     static final java.time.Duration ORPHAN_SCAN_EVERY = java.time.Duration.ofMinutes(10);
 
     private final Javalin app;
-    private final ScheduledExecutorService purger;
+    private final ScheduledExecutorService scanner;
     private final OrphanRoutes orphans;
 
-    private ApiServer(Javalin app, ScheduledExecutorService purger, OrphanRoutes orphans) {
+    private ApiServer(Javalin app, ScheduledExecutorService scanner, OrphanRoutes orphans) {
         this.app = app;
-        this.purger = purger;
+        this.scanner = scanner;
         this.orphans = orphans;
     }
 
@@ -61,7 +61,7 @@ public final class ApiServer implements AutoCloseable {
         ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
                 new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth, writes);
         HttpMetrics metrics = new HttpMetrics(service.meters());
-        OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), parts);
+        OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), service.engine().recurring(), parts);
         OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts);
 
         Javalin app = Javalin.create(cfg -> {
@@ -88,16 +88,15 @@ public final class ApiServer implements AutoCloseable {
             app.stop();
             throw e;
         }
-        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
+        // expired idempotency keys are deleted by the engine's recurring job pv.purge-expired, not here
+        ScheduledExecutorService scanner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "converge-api-maintenance");
             t.setDaemon(true);
             return t;
         });
-        long every = options.purgeEvery().toMillis();
-        purger.scheduleWithFixedDelay(() -> purge(keys), every, every, TimeUnit.MILLISECONDS);
-        purger.scheduleWithFixedDelay(() -> scanOrphans(orphans), 0, ORPHAN_SCAN_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        scanner.scheduleWithFixedDelay(() -> scanOrphans(orphans), 0, ORPHAN_SCAN_EVERY.toMillis(), TimeUnit.MILLISECONDS);
         log.info("API listening on http://{}:{}", options.host(), app.port());
-        return new ApiServer(app, purger, orphans);
+        return new ApiServer(app, scanner, orphans);
     }
 
     private static void server(JavalinConfig cfg, ApiOptions options) {
@@ -124,17 +123,6 @@ public final class ApiServer implements AutoCloseable {
                 }
             });
         });
-    }
-
-    private static void purge(IdempotencyStore keys) {
-        try {
-            int purged = keys.purgeExpired();
-            if (purged > 0) {
-                log.debug("purged {} expired idempotency keys", purged);
-            }
-        } catch (RuntimeException e) {
-            log.warn("could not purge expired idempotency keys: {}", e.getMessage());
-        }
     }
 
     private static void scanOrphans(OrphanRoutes orphans) {
@@ -170,7 +158,7 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
-        purger.shutdownNow();
+        scanner.shutdownNow();
         app.stop();
     }
 }

@@ -13,12 +13,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP paths by which a person permits what an agent may not do on its own:
@@ -26,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * {@code POST /v1/sites/{id}/welcome-resends} permits one more welcome email. Only a token of scope
  * {@code approver} may: a person's, never the agent's.
  * They are API routes, never MCP tools: an agent connected to {@code /mcp} has no way to mint.
+ * Expired approvals are deleted by the service's recurring job ({@code pv.purge-expired}).
  */
 public final class ApprovalRoutes implements ApiExtension {
-    private static final Logger log = LoggerFactory.getLogger(ApprovalRoutes.class);
     private final Duration ttl;
 
     public ApprovalRoutes() {
@@ -43,7 +38,6 @@ public final class ApprovalRoutes implements ApiExtension {
     public void configure(JavalinConfig config, ApiContext context) {
         Approvals approvals = new Approvals(context.service().store(), ttl);
         ApprovalDesk desk = new ApprovalDesk(context.service(), approvals);
-        purgeExpired(config, approvals);
         config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
             long siteId = siteId(ctx);
             if (siteId < 0) {
@@ -69,23 +63,6 @@ public final class ApprovalRoutes implements ApiExtension {
             long siteId = siteId(ctx);
             return siteId < 0 ? invalidId() : render(desk.permitWelcome(tenant.id(), siteId));
         }));
-    }
-
-    /** Expired approvals are deleted every few minutes while the server runs. */
-    private static void purgeExpired(JavalinConfig config, Approvals approvals) {
-        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "converge-approval-purge");
-            t.setDaemon(true);
-            return t;
-        });
-        purger.scheduleWithFixedDelay(() -> {
-            try {
-                approvals.purgeExpired();
-            } catch (RuntimeException e) {
-                log.warn("could not purge expired approvals: {}", e.getMessage());
-            }
-        }, 1, 5, TimeUnit.MINUTES);
-        config.events.serverStopping(purger::shutdownNow);
     }
 
     private record Reply(int status, Map<String, Object> body) {

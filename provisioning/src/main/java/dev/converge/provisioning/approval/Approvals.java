@@ -1,8 +1,9 @@
 package dev.converge.provisioning.approval;
 
 import dev.converge.provisioning.tenant.Tenants;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;
@@ -37,7 +38,7 @@ public final class Approvals {
             throw new IllegalArgumentException("approval ttl must be positive and at most a day");
         }
         this.ttl = ttl;
-        var d = store.dialect();
+        var d = Dialect.of(store);
         insert = Sql.of(d, "INSERT INTO pv_approval (tenant_id, site_id, action, token_hash, created_at, expires_at) "
                 + "VALUES (:tenant_id, :site_id, :action, :hash, {now}, {now+:ttl_ms})");
         byId = Sql.of(d, "SELECT expires_at FROM pv_approval WHERE id = :id");

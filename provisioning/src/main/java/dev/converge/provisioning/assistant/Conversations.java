@@ -6,8 +6,9 @@ import dev.converge.flow.FlowRun;
 import dev.converge.provisioning.InvalidField;
 import dev.converge.provisioning.assistant.TurnJobs.TurnRef;
 import dev.converge.queue.Job;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -101,7 +102,7 @@ public final class Conversations {
         this.engine = engine;
         this.jobs = jobs;
         this.turnDeadline = turnDeadline;
-        var d = store.dialect();
+        var d = Dialect.of(store);
         insertConversation = Sql.of(d, "INSERT INTO pv_conversation (tenant_id, turns, running_turn, created_at, "
                 + "updated_at) VALUES (:tenant_id, 0, NULL, {now}, {now})");
         // admits a turn only when none runs: the conversation's one-at-a-time rule, in one statement

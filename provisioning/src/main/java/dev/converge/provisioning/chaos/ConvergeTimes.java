@@ -1,6 +1,6 @@
 package dev.converge.provisioning.chaos;
 
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -5,7 +5,7 @@ import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteState;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -22,6 +22,10 @@ public final class NodeFlags {
             description = "How long a delivery holds its job without a heartbeat.")
     Duration lease;
 
+    @Option(names = "--purge-every", converter = DurationConverter.class, description = "How often the recurring job "
+            + "pv.purge-expired deletes expired idempotency keys and approvals (default 10m; give every node the same).")
+    Duration purgeEvery;
+
     // Hidden: for chaos runs (converge chaos), which need short timings and deliberate damage.
     @Option(names = "--naive", hidden = true, description = "Chaos runs only: the naive steps (no ledger, no claim, no token).")
     boolean naive;
@@ -80,6 +84,9 @@ public final class NodeFlags {
             n = n.withCrashPlan(HaltingCrashPlan.parse(crashRate, crashSeed));
         }
         n = n.withNaiveSteps(naive);
+        if (purgeEvery != null) {
+            n = n.withPurgeEvery(purgeEvery);
+        }
         return nodeId == null ? n : n.withNodeId(nodeId);
     }
 }

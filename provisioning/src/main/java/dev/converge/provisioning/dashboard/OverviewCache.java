@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.converge.Converge;
 import dev.converge.queue.EngineStats;
+import dev.converge.recurring.RecurringView;
 import dev.converge.store.Store;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,18 @@ public final class OverviewCache {
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     public record Overview(String asOf, List<QueueView> queues, Map<String, Long> flows, Map<String, Long> sites,
             Map<String, Map<String, Long>> ledger, long uncertain, long longClaimed, long longClaimedMinutes,
-            Map<String, Long> thisNode, int bucketMinutes) {
+            Map<String, Long> thisNode, int bucketMinutes, List<Recurring> recurring) {
+    }
+
+    /** One recurring job: its schedule, the last slot decided and the next one due. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    public record Recurring(String name, String jobType, String schedule, String missedSlots, String lastSlot,
+            Long lastJobId, long skipped, String nextSlot) {
+        static Recurring of(RecurringView v) {
+            return new Recurring(v.name(), v.jobType(), v.schedule(), v.missedSlots().name().toLowerCase(),
+                    v.lastSlot() == null ? null : v.lastSlot().toString(), v.lastJobId(), v.skipped(),
+                    v.nextSlot() == null ? null : v.nextSlot().toString());
+        }
     }
 
     /** One queue: jobs by state, and per bucket of the last hour [succeeded, failed]. */
@@ -86,7 +98,8 @@ public final class OverviewCache {
             long uncertain = ledger.values().stream().mapToLong(m -> m.getOrDefault("uncertain", 0L)).sum();
             return new Overview(now.toString(), queues, queries.byState(c, "cv_flow"), queries.byState(c, "pv_site"),
                     new LinkedHashMap<>(ledger), uncertain, queries.longClaimedCount(c, now),
-                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) DashboardQueries.BUCKET.toMinutes());
+                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) DashboardQueries.BUCKET.toMinutes(),
+                    engine.recurring().list().stream().map(Recurring::of).toList());
         });
     }
 }

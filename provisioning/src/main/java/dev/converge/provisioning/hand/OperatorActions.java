@@ -13,8 +13,9 @@ import dev.converge.provisioning.site.SiteState;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.queue.JobRow;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import dev.converge.token.Token;
 import java.time.Instant;
@@ -57,15 +58,15 @@ public final class OperatorActions {
         this.store = store;
         this.engine = engine;
         this.sites = sites;
-        this.siteStore = new SiteStore(store.dialect());
+        this.siteStore = new SiteStore(Dialect.of(store));
         this.events = events;
-        insert = Sql.of(store.dialect(), "INSERT INTO pv_operator_action (tenant_id, site_id, actor, action, target, reason, "
+        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_operator_action (tenant_id, site_id, actor, action, target, reason, "
                 + "applied, outcome, created_at) VALUES (:tenant_id, :site_id, :actor, :action, :target, :reason, :applied, "
                 + ":outcome, {now})");
         String cols = "SELECT id, tenant_id, site_id, actor, action, target, reason, applied, outcome, created_at "
                 + "FROM pv_operator_action ";
-        forSite = Sql.of(store.dialect(), cols + "WHERE site_id = :site_id ORDER BY id");
-        recent = Sql.of(store.dialect(), cols + "ORDER BY id DESC LIMIT :limit");
+        forSite = Sql.of(Dialect.of(store), cols + "WHERE site_id = :site_id ORDER BY id");
+        recent = Sql.of(Dialect.of(store), cols + "ORDER BY id DESC LIMIT :limit");
     }
 
     /** Retries a job that failed for good and stands alone (a step of a flow: retry the flow). */

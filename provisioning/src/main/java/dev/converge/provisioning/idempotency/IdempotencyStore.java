@@ -3,8 +3,9 @@ package dev.converge.provisioning.idempotency;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.sql.ResultSet;
@@ -43,7 +44,7 @@ public final class IdempotencyStore {
 
     public IdempotencyStore(Store store) {
         this.store = store;
-        var d = store.dialect();
+        var d = Dialect.of(store);
         insert = Sql.of(d, "INSERT INTO pv_idempotency (tenant_id, idem_key, request_hash, state, created_at, expires_at) "
                 + "VALUES (:tenant_id, :idem_key, :hash, 'in_flight', {now}, {now+:ttl_ms})");
         find = Sql.of(d, "SELECT request_hash, state, response_status, response_body, response_headers, "

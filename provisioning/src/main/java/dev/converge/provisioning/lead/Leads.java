@@ -1,8 +1,9 @@
 package dev.converge.provisioning.lead;
 
 import dev.converge.provisioning.InvalidField;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,11 +23,11 @@ public final class Leads {
 
     public Leads(Store store) {
         this.store = store;
-        insert = Sql.of(store.dialect(), "INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) "
+        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) "
                 + "VALUES (:tenant_id, :name, :email, 'lead', {now}, {now})");
-        get = Sql.of(store.dialect(), "SELECT id, tenant_id, name, email, status, created_at, updated_at FROM pv_lead "
+        get = Sql.of(Dialect.of(store), "SELECT id, tenant_id, name, email, status, created_at, updated_at FROM pv_lead "
                 + "WHERE id = :id AND tenant_id = :tenant_id");
-        setStatus = Sql.of(store.dialect(), "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
+        setStatus = Sql.of(Dialect.of(store), "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
     }
 
     /** Validates and stores a new lead. */

@@ -1,7 +1,8 @@
 package dev.converge.provisioning.limits;
 
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
@@ -66,7 +67,7 @@ public final class Limits {
     public Limits(Store store, TenantLimits defaults) {
         this.store = store;
         this.defaults = defaults;
-        var d = store.dialect();
+        var d = Dialect.of(store);
         read = Sql.of(d, "SELECT max_sites, max_leads, max_open_approvals, writes_per_minute FROM pv_tenant WHERE id = :id");
         update = Sql.of(d, "UPDATE pv_tenant SET max_sites = COALESCE(:max_sites, max_sites), max_leads = "
                 + "COALESCE(:max_leads, max_leads), max_open_approvals = COALESCE(:max_open_approvals, max_open_approvals), "

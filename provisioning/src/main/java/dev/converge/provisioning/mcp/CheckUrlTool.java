@@ -6,6 +6,7 @@ import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.SiteStore;
+import dev.converge.store.internal.Dialect;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ final class CheckUrlTool {
 
     private CheckUrlTool(Provisioning service, UrlProbe probe) {
         this.service = service;
-        this.siteStore = new SiteStore(service.store().dialect());
+        this.siteStore = new SiteStore(Dialect.of(service.store()));
         this.probe = probe;
     }
 

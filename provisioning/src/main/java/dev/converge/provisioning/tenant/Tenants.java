@@ -2,8 +2,9 @@ package dev.converge.provisioning.tenant;
 
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -35,8 +36,8 @@ public final class Tenants {
     public Tenants(Store store) {
         this.store = store;
         this.credentials = new Credentials(store);
-        insert = Sql.of(store.dialect(), "INSERT INTO pv_tenant (name, created_at) VALUES (:name, {now})");
-        byId = Sql.of(store.dialect(), "SELECT id, name, created_at FROM pv_tenant WHERE id = :id");
+        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_tenant (name, created_at) VALUES (:name, {now})");
+        byId = Sql.of(Dialect.of(store), "SELECT id, name, created_at FROM pv_tenant WHERE id = :id");
     }
 
     public Created create(String name) {

@@ -87,6 +87,11 @@ class DashboardApiTest {
         assertThat(succeededLastHour).as("the jobs of the sites that just ran").isPositive();
         assertThat(o.get("ledger").size()).as("resource kinds with entries").isGreaterThanOrEqualTo(1);
         assertThat(o.get("this_node").has("lease_lost")).isTrue();
+        // the service's own recurring job, with its schedule and the next slot due
+        JsonNode purge = o.get("recurring").get(0);
+        assertThat(purge.get("name").asText()).isEqualTo("pv.purge-expired");
+        assertThat(purge.get("missed_slots").asText()).isEqualTo("skip");
+        assertThat(purge.get("next_slot").asText()).isNotEmpty();
     }
 
     @Test

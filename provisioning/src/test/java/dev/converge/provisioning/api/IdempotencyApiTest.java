@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.provisioning.ProvisioningFixture;
 import dev.converge.provisioning.idempotency.RequestFingerprint;
 import dev.converge.provisioning.tenant.Tenants;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,9 @@ class IdempotencyApiTest {
 
     @BeforeAll
     void start() {
-        api = new ApiHarness(Duration.ofDays(14), ApiOptions.defaults().withPurgeEvery(Duration.ofMillis(200)));
+        // the recurring job pv.purge-expired every second, so that a test sees it delete
+        api = new ApiHarness(new ProvisioningFixture(Duration.ofDays(14), Duration.ofSeconds(1)), ApiOptions.defaults(),
+                List.of());
         tenant = api.tenant();
         token = tenant.token();
         lead = api.lead(token);
@@ -165,14 +169,17 @@ class IdempotencyApiTest {
     }
 
     @Test
-    void expiredKeysArePurgedPeriodically() {
+    void expiredKeysArePurgedByTheRecurringJob() {
         String key = "purged-" + ApiHarness.subdomain("p");
         assertThat(api.client.postSite(token, key, "{\"lead_id\":999999,\"subdomain\":\"purge-me\"}").status())
                 .isEqualTo(422);
         assertThat(api.count("SELECT COUNT(*) FROM pv_idempotency WHERE idem_key = ?", key)).isEqualTo(1);
         api.update("UPDATE pv_idempotency SET expires_at = ? WHERE idem_key = ?",
                 Timestamp.from(Instant.now().minusSeconds(5)), key);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
+        await().atMost(Duration.ofSeconds(15)).until(() ->
                 api.count("SELECT COUNT(*) FROM pv_idempotency WHERE idem_key = ?", key) == 0);
+        // deleted by a run of the recurring job, whose own outcome the completer records just after its work committed
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                api.count("SELECT COUNT(*) FROM cv_job WHERE kind = 'pv.purge-expired' AND state = 'succeeded'") > 0);
     }
 }

@@ -1,7 +1,9 @@
 package dev.converge.provisioning.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.converge.provisioning.ProvisioningFixture;
 import dev.converge.provisioning.StandardExtensions;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.approval.Approvals;
@@ -17,7 +19,9 @@ class LimitsApiTest {
 
     @BeforeAll
     static void start() {
-        api = new ApiHarness(Duration.ofDays(14), ApiOptions.defaults(), StandardExtensions.all());
+        // the recurring job pv.purge-expired every second, so that a test sees it delete expired approvals
+        api = new ApiHarness(new ProvisioningFixture(Duration.ofDays(14), Duration.ofSeconds(1)), ApiOptions.defaults(),
+                StandardExtensions.all());
     }
 
     @AfterAll
@@ -92,17 +96,22 @@ class LimitsApiTest {
     }
 
     @Test
-    void expiredApprovalsArePurged() throws Exception {
+    void expiredApprovalsArePurgedByTheRecurringJob() {
         Tenants.Created t = api.tenant();
         long lead = api.lead(t.token());
         long siteId = api.client.postSite(t.token(), "p-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("purge")))
                 .json().get("site_id").asLong();
-        Approvals shortLived = new Approvals(api.service().store(), Duration.ofMillis(200));
-        shortLived.mint(t.tenant().id(), siteId, dev.converge.provisioning.approval.ApprovalAction.DELETE_SITE);
-        new Approvals(api.service().store()).mint(t.tenant().id(), siteId,
+        var expiring = new Approvals(api.service().store(), Duration.ofMillis(200)).mint(t.tenant().id(), siteId,
                 dev.converge.provisioning.approval.ApprovalAction.DELETE_SITE);
-        Thread.sleep(400);
-        assertThat(shortLived.purgeExpired()).isEqualTo(1);
-        assertThat(api.count("SELECT COUNT(*) FROM pv_approval WHERE site_id = ?", siteId)).isEqualTo(1);
+        var valid = new Approvals(api.service().store()).mint(t.tenant().id(), siteId,
+                dev.converge.provisioning.approval.ApprovalAction.DELETE_SITE);
+        // the first expires after 200 ms; a run of pv.purge-expired deletes it and keeps the other
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                api.count("SELECT COUNT(*) FROM pv_approval WHERE id = ?", expiring.id()) == 0);
+        assertThat(api.count("SELECT COUNT(*) FROM pv_approval WHERE id = ?", valid.id())).as("still valid, kept")
+                .isEqualTo(1);
+        // the job's own outcome is recorded by the completer just after its work committed
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                api.count("SELECT COUNT(*) FROM cv_job WHERE kind = 'pv.purge-expired' AND state = 'succeeded'") > 0);
     }
 }

@@ -65,6 +65,7 @@ class ScopeTableTest {
         TABLE.put("POST /v1/ops/ledger-entries/{id}/settlements", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/ops/tokens/{id}/settlements", EnumSet.of(Scope.OPERATOR));
         TABLE.put("GET /v1/ops/actions", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/ops/recurring", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /mcp", EnumSet.of(Scope.AGENT));
         TABLE.put("POST /v1/conversations", EnumSet.of(Scope.AGENT, Scope.SERVICE));
         TABLE.put("GET /v1/conversations/{id}", READ);

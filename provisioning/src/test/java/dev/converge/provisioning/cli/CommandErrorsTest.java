@@ -66,6 +66,15 @@ class CommandErrorsTest {
     }
 
     @Test
+    void aPurgeIntervalOutOfRangeIsRefusedBeforeItOpensAnything(@TempDir Path dir) {
+        int exit = run("worker", "--purge-every", "500ms", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--purge-every must be between 1s and 24h").doesNotContain("\tat ");
+        assertThat(dir.resolve("store.mv.db")).as("no store was opened").doesNotExist();
+    }
+
+    @Test
     void aServiceWithoutLeafTokensIsRefusedBeforeItOpensAnythingUnlessDev(@TempDir Path dir) {
         org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("CONVERGE_GITHOST_TOKEN") == null);
         int exit = run("worker", "--db", "jdbc:h2:file:" + dir.resolve("store"));

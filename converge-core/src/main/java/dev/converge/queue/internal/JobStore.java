@@ -1,9 +1,12 @@
-package dev.converge.queue;
+package dev.converge.queue.internal;
 
-import dev.converge.store.Dialect;
-import dev.converge.store.Dialect.BulkInsert;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.queue.JobLease;
+import dev.converge.queue.JobRow;
+import dev.converge.queue.JobState;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Dialect.BulkInsert;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

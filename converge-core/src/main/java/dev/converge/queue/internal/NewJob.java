@@ -1,4 +1,4 @@
-package dev.converge.queue;
+package dev.converge.queue.internal;
 
 import java.time.Instant;
 import java.util.Objects;

@@ -1,5 +1,7 @@
-package dev.converge.claim;
+package dev.converge.claim.internal;
 
+import dev.converge.claim.Claim;
+import dev.converge.claim.Claims;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;

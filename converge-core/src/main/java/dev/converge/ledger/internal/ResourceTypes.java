@@ -1,5 +1,6 @@
-package dev.converge.ledger;
+package dev.converge.ledger.internal;
 
+import dev.converge.ledger.ResourceType;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,9 +1,10 @@
-package dev.converge.tracing;
+package dev.converge.tracing.internal;
 
 import dev.converge.Converge;
-import dev.converge.queue.JobStore;
-import dev.converge.queue.LeasedJob;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryTracer;
+import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import io.opentelemetry.api.OpenTelemetry;
 
@@ -58,13 +59,13 @@ public final class JobTracing implements DeliveryTracer {
         if (!(openTelemetry instanceof OpenTelemetry otel)) {
             throw new IllegalArgumentException("not an OpenTelemetry: " + openTelemetry);
         }
-        JobStore jobs = engine.runtime().jobs();
+        JobStore jobs = Wiring.runtime(engine).jobs();
         jobs.traceParentFrom(() -> {
             String current = currentTraceParent();
             return current != null ? current : dev.converge.queue.internal.TraceHandoff.inherited();
         });
-        engine.runtime().trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
-        engine.runtime().observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
+        Wiring.runtime(engine).trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
+        Wiring.runtime(engine).observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */

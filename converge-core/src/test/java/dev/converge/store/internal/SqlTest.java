@@ -1,4 +1,4 @@
-package dev.converge.store;
+package dev.converge.store.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.converge.tracing;
+package dev.converge.tracing.internal;
 
 import dev.converge.queue.internal.EngineObserver;
 import io.opentelemetry.api.trace.Span;

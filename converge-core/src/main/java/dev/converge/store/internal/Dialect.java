@@ -1,5 +1,6 @@
-package dev.converge.store;
+package dev.converge.store.internal;
 
+import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -97,6 +98,11 @@ public interface Dialect {
             sql = sql.substring(0, start) + nowPlusMillis(param) + sql.substring(end + 1);
         }
         return sql.replace("{now}", now());
+    }
+
+    /** The dialect of {@code store}'s database (the engine's own; a store's API does not expose it). */
+    static Dialect of(Store store) {
+        return forUrl(store.config().url());
     }
 
     static Dialect forUrl(String jdbcUrl) {

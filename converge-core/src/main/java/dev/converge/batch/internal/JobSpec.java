@@ -1,9 +1,9 @@
-package dev.converge.batch;
+package dev.converge.batch.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.ConvergeException;
-import dev.converge.queue.NewJob;
+import dev.converge.queue.internal.NewJob;
 
 /**
  * A job stored to be enqueued later (a batch callback, a chain link, a flow's reporting hook),

@@ -1,4 +1,4 @@
-package dev.converge.store;
+package dev.converge.store.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

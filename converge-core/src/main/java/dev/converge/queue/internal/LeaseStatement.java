@@ -1,8 +1,8 @@
-package dev.converge.queue;
+package dev.converge.queue.internal;
 
-import dev.converge.store.Dialect;
-import dev.converge.store.Params;
-import dev.converge.store.Sql;
+import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Params;
+import dev.converge.store.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
