@@ -1,11 +1,13 @@
-// The operators' dashboard: reads /v1/dashboard/* and /v1/orphans with the operator token, and
-// redraws the current view every few seconds. Everything is built with DOM calls and textContent
+// The operators' dashboard: exchanges the operator token once for an HttpOnly session cookie
+// (POST /ui/session), keeps only the session's CSRF token, in memory, reads /v1/dashboard/* and
+// /v1/orphans with the cookie, and redraws the current view every few seconds. Everything is built with DOM calls and textContent
 // (no HTML parsing of strings): what the database holds (errors, keys) is shown as text, never run as markup.
 'use strict';
 
 (function () {
-  const TOKEN_KEY = 'converge.operatorToken';
   const POLL_MS = 2000;
+  // the session's CSRF token: sent with every request that changes something; never stored
+  let csrf = null;
   let timer = null;
   let generation = 0;
   let shownView = null;
@@ -43,11 +45,9 @@
   }
 
   async function get(path) {
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    const r = await fetch(path, { headers: { Authorization: 'Bearer ' + token, Accept: 'application/json' } });
+    const r = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
     if (r.status === 401 || r.status === 403) {
-      let detail = r.status === 401 ? 'The token was refused.' : 'This token is not an operator token.';
-      throw new Refused(r.status, detail);
+      throw new Refused(r.status, r.status === 401 ? 'The session has ended: log in again.' : 'This session is not an operator\'s.');
     }
     if (!r.ok) {
       let detail = 'HTTP ' + r.status;
@@ -58,8 +58,8 @@
   }
 
   async function post(path, body) {
-    const r = await fetch(path, { method: 'POST', body: JSON.stringify(body), headers: {
-      Authorization: 'Bearer ' + sessionStorage.getItem(TOKEN_KEY), 'Content-Type': 'application/json', Accept: 'application/json' } });
+    const r = await fetch(path, { method: 'POST', credentials: 'same-origin', body: JSON.stringify(body), headers: {
+      'X-CSRF-Token': csrf || '', 'Content-Type': 'application/json', Accept: 'application/json' } });
     let answer = {};
     try { answer = await r.json(); } catch (e) { /* not JSON */ }
     if (r.status === 401 || r.status === 403) throw new Refused(r.status, answer.detail || 'Refused.');
@@ -82,6 +82,36 @@
       $('notice').textContent = 'Not deleted: ' + e.message;
     }
     draw();
+  }
+
+  // a job's action: the person confirms and says why (recorded with the action), then the engine's fenced path runs it
+  async function jobAction(j, verb) {
+    const what = verb === 'retry'
+      ? 'Retry job ' + j.id + ' (' + j.kind + ') now? It runs again from its first attempt.'
+      : 'Cancel job ' + j.id + ' (' + j.kind + ')? It has not started; it will not run'
+        + (j.flow_id ? ', and flow ' + j.flow_id + ' fails and compensates.' : '.');
+    const reason = window.prompt(what + '\nSay why (recorded with the action):', '');
+    if (reason === null) return;
+    if (!reason.trim()) { $('notice').textContent = 'Nothing done: a reason is required.'; return; }
+    try {
+      const r = await post('/v1/ops/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retries' : '/cancellations'),
+        { reason: reason.trim() });
+      $('notice').textContent = r.detail;
+    } catch (e) {
+      if (e instanceof Refused && e.status === 401) { logout(e.message); return; }
+      $('notice').textContent = 'Not done: ' + e.message;
+    }
+    draw();
+  }
+
+  function jobActions(j) {
+    if (j.state === 'failed' && !j.flow_id && !j.chain_id && !j.batch_id) {
+      return el('button', { type: 'button', 'data-retry': j.id, onclick: () => jobAction(j, 'retry') }, 'Retry now');
+    }
+    if (j.state === 'available' && !j.kind.startsWith('converge.')) {
+      return el('button', { type: 'button', class: 'danger', 'data-cancel': j.id, onclick: () => jobAction(j, 'cancel') }, 'Cancel');
+    }
+    return '';
   }
 
   // ---- views -------------------------------------------------------------------------------
@@ -179,6 +209,13 @@
     };
   }
 
+  // the current filters with the next page's bound (ids below the last one shown)
+  function pageAfter(lastId) {
+    const q = new URLSearchParams(location.hash.split('?')[1] || '');
+    q.set('before', lastId);
+    return q.toString();
+  }
+
   function query() {
     const raw = location.hash.split('?')[1];
     return raw ? '?' + raw : '';
@@ -189,12 +226,15 @@
     return [
       el('h2', {}, 'Jobs'),
       filterForm([['queue', 'Queue'], ['state', 'State'], ['type', 'Type']], goWithFilters('jobs')),
-      table(['id', 'queue', 'type', 'state', 'attempt', 'lease', 'flow', 'last error'], r.items.map((j) => [
+      table(['id', 'queue', 'type', 'state', 'attempt', 'lease', 'flow', 'last error', 'action'], r.items.map((j) => [
         String(j.id), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
         j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
         j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
         j.last_error ? el('details', {}, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)), el('pre', {}, j.last_error)) : '',
-      ])),
+        jobActions(j),
+      ]), (i) => ({ 'data-job': r.items[i].id })),
+      r.items.length === 50 ? el('p', {}, el('a', { href: '#jobs?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older jobs'))
+        : null,
     ];
   }
 
@@ -234,8 +274,9 @@
           b.succeeded + ' ok, ' + b.failed + ' failed, ' + b.cancelled + ' cancelled of ' + b.total]),
         ...r.chains.map((c) => ['chain ' + c.id, c.name, state(c.state), 'link ' + c.position + ' of ' + c.size])]),
       el('h2', {}, 'Jobs'),
-      table(['id', 'type', 'state', 'attempt', 'last error'], r.jobs.map((j) => [String(j.id), j.kind, state(j.state),
-        j.attempt + '/' + j.max_attempts, j.last_error ? el('pre', {}, j.last_error) : ''])),
+      table(['id', 'type', 'state', 'attempt', 'last error', 'action'], r.jobs.map((j) => [String(j.id), j.kind, state(j.state),
+        j.attempt + '/' + j.max_attempts, j.last_error ? el('pre', {}, j.last_error) : '',
+        jobActions(Object.assign({ flow_id: f.id }, j))]), (i) => ({ 'data-job': r.jobs[i].id })),
       el('h2', {}, 'Ledger entries it created'),
       ledgerTable(r.ledger),
       el('h2', {}, 'Compensations'),
@@ -278,7 +319,28 @@
     ];
   }
 
-  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans };
+  async function sites() {
+    const r = await get('/v1/dashboard/sites' + query());
+    return [
+      el('h2', {}, 'Sites'),
+      el('p', { class: 'muted' }, 'Every tenant\'s sites, the newest first, with the resources the ledger holds for each.'),
+      filterForm([['tenant_id', 'Tenant id'], ['state', 'State']], goWithFilters('sites')),
+      r.items.length === 0 ? el('p', {}, 'No sites.') :
+        table(['id', 'tenant', 'subdomain', 'state', 'failure', 'resources', 'flow', 'updated'], r.items.map((st) => [
+          String(st.id), st.tenant + ' (' + st.tenant_id + ')', st.subdomain, state(st.state),
+          st.failure_code ? el('span', { title: st.failure || '' }, st.failure_code) : '',
+          st.resources.length === 0 ? el('span', { class: 'muted' }, 'none') :
+            el('ul', { class: 'plain' }, st.resources.map((e) => el('li', {}, e.kind + ' ' + e.natural_key + ' ', state(e.state),
+              e.leaf_id ? ' ' + e.leaf_id : ''))),
+          el('span', {}, st.provision_flow_id ? el('a', { href: '#flow/' + st.provision_flow_id }, 'provision ' + st.provision_flow_id) : '',
+            st.teardown_flow_id ? [' ', el('a', { href: '#flow/' + st.teardown_flow_id }, 'teardown ' + st.teardown_flow_id)] : ''),
+          time(st.updated_at)]), (i) => ({ 'data-site': r.items[i].id })),
+      r.items.length === r.page ? el('p', {}, el('a', { href: '#sites?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older sites'))
+        : null,
+    ];
+  }
+
+  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans, sites };
 
   // ---- the loop ----------------------------------------------------------------------------
 
@@ -318,7 +380,7 @@
     clearTimeout(timer);
     timer = setTimeout(async () => {
       if (!document.hidden) await draw();
-      if (sessionStorage.getItem(TOKEN_KEY)) schedule();
+      if (csrf) schedule();
     }, POLL_MS);
   }
 
@@ -330,7 +392,7 @@
 
   function logout(message) {
     clearTimeout(timer);
-    sessionStorage.removeItem(TOKEN_KEY);
+    csrf = null;
     $('view').replaceChildren();
     $('nav').hidden = true;
     $('login').hidden = false;
@@ -340,17 +402,36 @@
   }
 
   document.addEventListener('DOMContentLoaded', () => {
-    $('login').addEventListener('submit', (e) => {
+    $('login').addEventListener('submit', async (e) => {
       e.preventDefault();
       const token = $('token').value.trim();
       $('token').value = '';
       if (!token) return;
-      sessionStorage.setItem(TOKEN_KEY, token);
+      try {
+        const r = await fetch('/ui/session', { method: 'POST', credentials: 'same-origin', body: JSON.stringify({ token }),
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' } });
+        let answer = {};
+        try { answer = await r.json(); } catch (x) { /* not JSON */ }
+        if (!r.ok) { logout(answer.detail || 'The token was refused.'); return; }
+        csrf = answer.csrf_token;
+      } catch (x) {
+        logout('The server did not answer: ' + x.message);
+        return;
+      }
       $('login-error').textContent = '';
       start();
     });
-    $('logout').addEventListener('click', () => logout(''));
-    window.addEventListener('hashchange', () => { if (sessionStorage.getItem(TOKEN_KEY)) draw(); });
-    if (sessionStorage.getItem(TOKEN_KEY)) start(); else logout('');
+    $('logout').addEventListener('click', async () => {
+      try {
+        await fetch('/ui/session', { method: 'DELETE', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf || '' } });
+      } catch (x) { /* the cookie expires on its own */ }
+      logout('');
+    });
+    window.addEventListener('hashchange', () => { if (csrf) draw(); });
+    // a reloaded page: its session (the cookie) may still be live; its CSRF token is read again
+    fetch('/ui/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+      .then((r) => r.ok ? r.json() : null)
+      .then((s) => { if (s && s.csrf_token) { csrf = s.csrf_token; start(); } else logout(''); })
+      .catch(() => logout(''));
   });
 })();

@@ -19,6 +19,7 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.internal.JobStore;
+import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.JobType;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.EngineRuntime;
@@ -301,6 +302,52 @@ public final class Converge implements AutoCloseable {
         if (won) {
             runtime.wakeup().signal(row.queue());
         }
+        return won;
+    }
+
+    /**
+     * A person's cancel of a job that is waiting (available: not yet started, or waiting for its
+     * next attempt). Fenced by the job's state and lease epoch in one conditional update, so it
+     * never touches a running job, nor one leased since it was read; two cancels at once cancel it
+     * once. A job that is a step of a batch, chain or flow ends as a cancelled step does, in the
+     * same transaction: its batch or chain ends cancelled and its flow fails and compensates.
+     * The engine's own jobs ({@code converge.*}) and a flow's jobs outside any chain or batch are
+     * refused: cancelling them would strand the work that waits for them.
+     *
+     * @return true if this call cancelled it; false if it was not waiting (it started, ended, or
+     *         was cancelled already)
+     * @throws IllegalArgumentException without an actor and a reason, or for a job not cancelled by hand
+     * @throws java.util.NoSuchElementException if there is no such job
+     */
+    public boolean cancelWaitingJob(long id, String actor, String reason) {
+        dev.converge.flow.ManualAction.validate(actor, reason);
+        JobRow row = job(id).orElseThrow(() -> new java.util.NoSuchElementException("no job " + id));
+        if (row.kind().startsWith("converge.")) {
+            throw new IllegalArgumentException("job " + id + " (" + row.kind() + ") is the engine's own work; it is not"
+                    + " cancelled by hand");
+        }
+        if (row.flowId() != null && row.chainId() == null && row.batchId() == null) {
+            throw new IllegalArgumentException("job " + id + " belongs to flow " + row.flowId()
+                    + " outside its steps; it is not cancelled by hand");
+        }
+        if (row.state() != dev.converge.queue.JobState.AVAILABLE) {
+            return false;
+        }
+        String note = "cancelled by " + actor + ": " + reason;
+        String bounded = note.length() > 4000 ? note.substring(0, 4000) : note;
+        LeasedJob asLeased = new LeasedJob(row.id(), row.queue(), row.kind(), row.payload(), row.epoch(), row.attempt(),
+                row.maxAttempts(), null, row.batchId(), row.chainId(), row.chainPos(), row.flowId(), row.createdAt(),
+                row.runAt());
+        dev.converge.queue.internal.FinishContext[] tx = new dev.converge.queue.internal.FinishContext[1];
+        boolean won = store.inTransaction(c -> {
+            tx[0] = runtime.finishContext(c);
+            if (!runtime.jobs().cancelWaiting(c, id, row.epoch(), bounded, tx[0].now())) {
+                return false;
+            }
+            runtime.finisher().endedByHand(tx[0], asLeased, dev.converge.queue.JobState.CANCELLED, bounded);
+            return true;
+        });
+        tx[0].queuesToWake().forEach(runtime.wakeup()::signal);
         return won;
     }
 

@@ -12,6 +12,8 @@ import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.JobStore;
+import dev.converge.store.internal.Dialect;
 import dev.converge.token.Token;
 import dev.converge.token.TokenState;
 import java.time.Duration;
@@ -177,6 +179,63 @@ class ManualHandTest {
             });
             assertThatThrownBy(() -> engine.retryFailedJob(step, "ada", "try it"))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry the flow");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aWaitingJobIsCancelledOnceAndARunningOneNever(String kind) throws Exception {
+        try (Harness h = new Harness(kind)) {
+            engine(h);
+            leafFixed.set(true);
+            for (int round = 0; round < 3; round++) {
+                long id = engine.enqueue(Job.of(ALONE, new Step("w" + round, "alone")).delay(Duration.ofHours(1))).jobId();
+                List<Boolean> won = twoAtOnce(() -> engine.cancelWaitingJob(id, "ada", "not wanted"),
+                        () -> engine.cancelWaitingJob(id, "bob", "not wanted"));
+                assertThat(won).as("two cancels at once cancel it once").containsExactlyInAnyOrder(true, false);
+                var row = engine.job(id).orElseThrow();
+                assertThat(row.state()).isEqualTo(JobState.CANCELLED);
+                assertThat(row.lastError()).contains("cancelled by").contains("not wanted");
+                assertThat(engine.cancelWaitingJob(id, "ada", "again")).isFalse();
+            }
+            assertThatThrownBy(() -> engine.cancelWaitingJob(1, "ada", " ")).isInstanceOf(IllegalArgumentException.class);
+
+            // a job leased since the person looked is not touched: running, or back to available under a new epoch
+            long running = engine.enqueue(Job.of(ALONE, new Step("r", "alone")).delay(Duration.ofHours(1))).jobId();
+            sql(h, "UPDATE cv_job SET state = 'running', epoch = epoch + 1, lease_owner = 'elsewhere', "
+                    + "lease_expires_at = run_at WHERE id = " + running);
+            assertThat(engine.cancelWaitingJob(running, "ada", "stop it")).isFalse();
+            assertThat(engine.job(running).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+            sql(h, "UPDATE cv_job SET state = 'available', lease_owner = NULL, lease_expires_at = NULL WHERE id = " + running);
+            long seen = engine.job(running).orElseThrow().epoch();
+            JobStore jobs = new JobStore(Dialect.of(h.store()));
+            boolean stale = h.store().withConnection(c -> jobs.cancelWaiting(c, running, seen - 1, "stale", null));
+            assertThat(stale)
+                    .as("an epoch read before the job was leased again cancels nothing").isFalse();
+            assertThat(engine.job(running).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
+            boolean current = h.store().withConnection(c -> jobs.cancelWaiting(c, running, seen, "current", null));
+            assertThat(current).isTrue();
+
+            // a flow's waiting step cancelled by hand ends its chain, and the flow fails and reports
+            Flow waiting = Flow.of("hand", "cancelled-flow")
+                    .step(Job.of(STEP, new Step("cancelled-flow", "repo")).delay(Duration.ofHours(1)))
+                    .step(Job.of(STEP, new Step("cancelled-flow", "deploy")))
+                    .onFailure(Job.of(REPORT, new Step("cancelled-flow", "failed")));
+            long flowId = engine.flows().start(waiting).flowId();
+            long step = h.store().withConnection(c -> {
+                try (var ps = c.prepareStatement("SELECT id FROM cv_job WHERE flow_id = ? AND state = 'available'")) {
+                    ps.setLong(1, flowId);
+                    try (var rs = ps.executeQuery()) {
+                        rs.next();
+                        return rs.getLong(1);
+                    }
+                }
+            });
+            assertThat(engine.cancelWaitingJob(step, "ada", "wrong site")).isTrue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state().isTerminal());
+            assertThat(engine.flows().get(flowId).orElseThrow().state()).isEqualTo(FlowState.FAILED);
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.contains("cancelled-flow:report:failed"));
+            assertThat(log).noneMatch(l -> l.startsWith("cancelled-flow:do:"));
         }
     }
 

@@ -71,6 +71,19 @@ public final class JobFinisher {
         return applied;
     }
 
+    /**
+     * Lets the batch, chain and flow hooks react to a job a person ended without a delivery (a
+     * waiting job cancelled by hand), in the transaction that ended it: its chain or batch moves
+     * on, and a flow whose chain can make no more progress ends, as after any cancelled link.
+     */
+    public void endedByHand(FinishContext tx, LeasedJob job, JobState state, String reason) throws SQLException {
+        if (belongsToSomething(job)) {
+            for (FinishHook hook : hooks) {
+                hook.onFinished(tx, job, state, reason);
+            }
+        }
+    }
+
     private static boolean belongsToSomething(LeasedJob job) {
         return job.batchId() != null || job.chainId() != null || job.flowId() != null;
     }

@@ -45,6 +45,7 @@ public final class JobStore {
     private final Sql countByState;
     private final Sql dbNow;
     private final Sql retryFailed;
+    private final Sql cancelWaiting;
 
     public JobStore(Dialect dialect) {
         this.dialect = dialect;
@@ -73,6 +74,10 @@ public final class JobStore {
         this.retryFailed = Sql.of(dialect, "UPDATE cv_job SET state = 'available', attempt = 0, run_at = {now}, "
                 + "lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, finished_at = NULL, last_error = :note "
                 + "WHERE id = :id AND state = 'failed' AND batch_id IS NULL AND chain_id IS NULL AND flow_id IS NULL");
+        // a person's cancel of a job that has not started: fenced by state and epoch, so a job leased
+        // since the person looked (running now, or back to available under a new epoch) is not touched
+        this.cancelWaiting = Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :note "
+                + "WHERE id = :id AND state = 'available' AND epoch = :epoch");
         this.traceParentOf = Sql.of(dialect, "SELECT trace_parent FROM cv_job WHERE id = :id");
     }
 
@@ -222,6 +227,14 @@ public final class JobStore {
      */
     public boolean retryFailed(Connection c, long id, String note, Instant now) throws SQLException {
         return retryFailed.update(c, Params.of().now(now).bigint("id", id).text("note", note)) == 1;
+    }
+
+    /**
+     * Cancels a job that is waiting (available, not leased) as of the given epoch; false if it has
+     * been leased since, or is in any other state. Never touches a running job.
+     */
+    public boolean cancelWaiting(Connection c, long id, long epoch, String note, Instant now) throws SQLException {
+        return cancelWaiting.update(c, Params.of().now(now).bigint("id", id).bigint("epoch", epoch).text("note", note)) == 1;
     }
 
     public Optional<JobRow> byUniqueKey(Connection c, String key) throws SQLException {

@@ -147,6 +147,30 @@ public final class Credentials {
         return found;
     }
 
+    /**
+     * The operator credential with this token id, if it is live (unexpired, not revoked): what a
+     * dashboard session stands for, checked on each of its requests. Cached like {@link #authenticate}.
+     */
+    public Optional<Credential> operator(long tokenId) {
+        String key = "id:" + tokenId; // never a hash: hashes are hex
+        long now = System.nanoTime();
+        synchronized (cache) {
+            Cached hit = cache.get(key);
+            if (hit != null && now - hit.until() < 0 && hit.credential().map(this::unexpired).orElse(true)) {
+                return hit.credential();
+            }
+        }
+        Optional<Credential> found = Optional.ofNullable(store.withConnection(c -> byId.queryOne(c,
+                Params.of().bigint("id", tokenId), Credentials::info)))
+                .filter(i -> i.scope() == Scope.OPERATOR && i.tenantId() == null && i.revokedAt() == null)
+                .map(i -> new Credential(i.id(), i.scope(), null, i.expiresAt()))
+                .filter(this::unexpired);
+        synchronized (cache) {
+            cache.put(key, new Cached(found, now + CACHE_TTL.toNanos()));
+        }
+        return found;
+    }
+
     private boolean unexpired(Credential c) {
         return c.expiresAt() == null || c.expiresAt().isAfter(Instant.now());
     }

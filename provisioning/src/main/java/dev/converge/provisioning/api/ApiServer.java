@@ -48,7 +48,12 @@ public final class ApiServer implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
-        Authz auth = new Authz(service.tenants().credentials(), json);
+        DashboardSession sessions = DashboardSession.fromEnvironment(System.getenv());
+        if (!sessions.configured()) {
+            log.info("{} is not set: dashboard sessions are signed with a random secret of this process (they end when"
+                    + " it stops and do not cross processes)", DashboardSession.SECRET_ENV);
+        }
+        Authz auth = new Authz(service.tenants().credentials(), json, sessions);
         WriteLimits writes = new WriteLimits(service.limits());
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());

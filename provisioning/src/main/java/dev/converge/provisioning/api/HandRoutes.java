@@ -17,13 +17,14 @@ import java.util.function.Supplier;
 
 /**
  * A person's hand when automation stops. For the operator token: retry a job that failed for good
- * or a flow that needs attention, settle a ledger entry or a token the machine could not decide,
- * and list what was done. For a tenant's approver: retry one of its sites that needs attention.
+ * or a flow that needs attention, cancel a job that is waiting, settle a ledger entry or a token
+ * the machine could not decide, and list what was done. For a tenant's approver: retry one of its sites that needs attention.
  * Every request names why ({@code reason}, required); who is the token. The answer says whether
  * it changed anything: of two identical requests at once, one applies and the other is told so.
  */
 final class HandRoutes {
     static final String JOB_RETRIES = "/v1/ops/jobs/{id}/retries";
+    static final String JOB_CANCELLATIONS = "/v1/ops/jobs/{id}/cancellations";
     static final String FLOW_RETRIES = "/v1/ops/flows/{id}/retries";
     static final String ENTRY_SETTLEMENTS = "/v1/ops/ledger-entries/{id}/settlements";
     static final String TOKEN_SETTLEMENTS = "/v1/ops/tokens/{id}/settlements";
@@ -42,6 +43,8 @@ final class HandRoutes {
         Authz authz = parts.authz();
         routes.post(JOB_RETRIES, authz.operator(ctx -> act(ctx, "job",
                 body -> () -> hand.retryJob(actor(ctx), PathIds.id(ctx), reason(body)))));
+        routes.post(JOB_CANCELLATIONS, authz.operator(ctx -> act(ctx, "job",
+                body -> () -> hand.cancelJob(actor(ctx), PathIds.id(ctx), reason(body)))));
         routes.post(FLOW_RETRIES, authz.operator(ctx -> act(ctx, "flow",
                 body -> () -> hand.retryFlow(actor(ctx), PathIds.id(ctx), reason(body)))));
         routes.post(ENTRY_SETTLEMENTS, authz.operator(ctx -> act(ctx, "ledger entry", body -> {

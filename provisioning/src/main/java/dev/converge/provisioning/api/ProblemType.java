@@ -7,6 +7,7 @@ package dev.converge.provisioning.api;
 public enum ProblemType {
     UNAUTHORIZED("unauthorized", 401, "Missing or invalid bearer token"),
     INSUFFICIENT_SCOPE("insufficient-scope", 403, "The token's scope does not allow this"),
+    CSRF("csrf-token", 403, "Missing or invalid CSRF token"),
     NOT_FOUND("not-found", 404, "Not found"),
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
     INVALID_BODY("invalid-body", 400, "The request body must be a JSON object"),

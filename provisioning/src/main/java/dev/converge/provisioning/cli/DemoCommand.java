@@ -3,6 +3,7 @@ package dev.converge.provisioning.cli;
 import dev.converge.provisioning.demo.Demo;
 import dev.converge.provisioning.demo.DemoReport;
 import dev.converge.provisioning.demo.DemoSettings;
+import dev.converge.provisioning.demo.KeepOpen;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -40,15 +41,42 @@ public final class DemoCommand implements Callable<Integer> {
             + "(e.g. jdbc:postgresql://127.0.0.1:5432/postgres); none by default.")
     String siteDb;
 
+    @Option(names = "--keep", description = "After the report, keep the server and its dashboard up until Ctrl-C.")
+    boolean keep;
+
+    /** Releases a kept demo without Ctrl-C (what the shutdown hook does); set when {@code --keep} runs. */
+    volatile KeepOpen keepOpen;
+
     @Override
     public Integer call() throws Exception {
-        DemoReport report = Demo.run(new DemoSettings(sites, seed, faultRate, crashRate, teardown, timeout, json, siteDb),
-                System.out);
+        DemoSettings settings = new DemoSettings(sites, seed, faultRate, crashRate, teardown, timeout, json, siteDb);
+        if (!keep) {
+            DemoReport report = Demo.run(settings, System.out);
+            report(report);
+            return report.check().clean() ? 0 : 1;
+        }
+        KeepOpen k = new KeepOpen();
+        keepOpen = k;
+        Thread hook = k.shutdownHook(Duration.ofSeconds(20));
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            DemoReport report = Demo.run(settings, System.out, k, this::report);
+            return report.check().clean() ? 0 : 1;
+        } finally {
+            k.closed();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down (Ctrl-C): the hook is running and lets it finish
+            }
+        }
+    }
+
+    private void report(DemoReport report) throws java.io.IOException {
         report.print(System.out);
         if (json != null) {
             report.writeJson(json);
             System.out.println("  json            " + json.toAbsolutePath());
         }
-        return report.check().clean() ? 0 : 1;
     }
 }

@@ -16,9 +16,10 @@ import picocli.CommandLine.Option;
  * approver token. Every action needs {@code --reason}; it is recorded with who acted.
  */
 @Command(name = "hand", mixinStandardHelpOptions = true,
-        description = "Act where automation stopped: retry a failed job, a flow or a site that needs attention; "
+        description = "Act where automation stopped: retry a failed job, a flow or a site that needs attention; cancel a "
+                + "waiting job; "
                 + "settle a ledger entry or a token the machine could not decide. Every action needs --reason.",
-        subcommands = {HandCommand.RetryJob.class, HandCommand.RetryFlow.class, HandCommand.RetrySite.class,
+        subcommands = {HandCommand.RetryJob.class, HandCommand.CancelJob.class, HandCommand.RetryFlow.class, HandCommand.RetrySite.class,
                 HandCommand.SettleEntry.class, HandCommand.SettleToken.class})
 public final class HandCommand {
 
@@ -67,6 +68,27 @@ public final class HandCommand {
         @Override
         String path() {
             return "v1/ops/jobs/" + id + "/retries";
+        }
+    }
+
+    @Command(name = "cancel-job", mixinStandardHelpOptions = true,
+            description = "Cancel a job that is waiting, never a running one (operator token); a step of a flow so "
+                    + "cancelled ends its flow, which compensates. Exit 3: it was not waiting.")
+    public static final class CancelJob extends Act {
+        @Option(names = "--id", required = true, description = "The job's id.")
+        long id;
+
+        public CancelJob() {
+            this(System::getenv);
+        }
+
+        public CancelJob(UnaryOperator<String> env) {
+            super(env);
+        }
+
+        @Override
+        String path() {
+            return "v1/ops/jobs/" + id + "/cancellations";
         }
     }
 

@@ -192,6 +192,49 @@ public final class DashboardQueries {
         return store.withConnection(c -> rows(c, sql.toString(), args));
     }
 
+    /**
+     * Sites of every tenant, the newest first, ids below {@code before} when given; filtered by
+     * tenant (the tenant indexes) and state (the state index), each may be null. Each carries the
+     * resources the ledger holds for it, read in one query on the ledger's subject index.
+     */
+    public List<Map<String, Object>> sites(Long tenantId, String state, Long before) {
+        StringBuilder sql = new StringBuilder("SELECT s.id, s.tenant_id, t.name AS tenant, s.subdomain, s.state,"
+                + " s.provision_flow_id, s.teardown_flow_id, s.failure, s.created_at, s.updated_at"
+                + " FROM pv_site s JOIN pv_tenant t ON t.id = s.tenant_id WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (tenantId != null) {
+            sql.append(" AND s.tenant_id = ?");
+            args.add(tenantId);
+        }
+        filter(sql, args, "s.state", state);
+        if (before != null) {
+            sql.append(" AND s.id < ?");
+            args.add(before);
+        }
+        sql.append(" ORDER BY s.id DESC LIMIT ").append(PAGE);
+        return store.withConnection(c -> {
+            List<Map<String, Object>> sites = rows(c, sql.toString(), args);
+            if (sites.isEmpty()) {
+                return sites;
+            }
+            Map<String, List<Map<String, Object>>> bySubject = new LinkedHashMap<>();
+            for (Map<String, Object> site : sites) {
+                List<Map<String, Object>> resources = new ArrayList<>();
+                site.put("resources", resources);
+                bySubject.put("site-" + site.get("id"), resources);
+            }
+            String marks = String.join(", ", java.util.Collections.nCopies(bySubject.size(), "?"));
+            for (Map<String, Object> e : rows(c, "SELECT subject, kind, natural_key, state, leaf_id FROM cv_ledger"
+                    + " WHERE subject IN (" + marks + ") ORDER BY id LIMIT " + (PAGE * 20), new ArrayList<Object>(bySubject.keySet()))) {
+                List<Map<String, Object>> resources = bySubject.get(String.valueOf(e.remove("subject")));
+                if (resources != null) {
+                    resources.add(e);
+                }
+            }
+            return sites;
+        });
+    }
+
     private static void filter(StringBuilder sql, List<Object> args, String column, String value) {
         if (value != null && !value.isBlank()) {
             sql.append(" AND ").append(column).append(" = ?");

@@ -35,7 +35,21 @@ public final class Demo {
     private Demo() {
     }
 
+    /** What to do with the report while the server is still up ({@code --keep}): print it, then wait. */
+    @FunctionalInterface
+    public interface WhileUp {
+        void reportReady(DemoReport report) throws Exception;
+    }
+
     public static DemoReport run(DemoSettings s, PrintStream out) throws Exception {
+        return run(s, out, null, null);
+    }
+
+    /**
+     * Runs the demo; with {@code keep} not null, {@code whileUp} gets the report while the server is
+     * still up, and the demo then waits, the dashboard open, until {@code keep} is released.
+     */
+    public static DemoReport run(DemoSettings s, PrintStream out, KeepOpen keep, WhileUp whileUp) throws Exception {
         Progress progress = new Progress(out);
         out.printf("converge demo: %d sites, seed %d, leaf faults %.0f%%, crash points %.0f%%%n", s.sites(), s.seed(),
                 s.faultRate() * 100, s.crashRate() * 100);
@@ -59,6 +73,7 @@ public final class Demo {
                 var tenant = service.tenants().create("demo tenant");
                 progress.say("running: H2 in %s, leaves on :%d, SMTP on :%d, API on :%d", dir, leaves.leafSim().port(),
                         leaves.smtp().port(), api.port());
+                String dashboard = dashboard(out, service, api.port());
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
                 DemoTraffic traffic = new DemoTraffic(client, s, progress, new RivalRepository(gitHost)::take);
@@ -83,11 +98,34 @@ public final class Demo {
                 if (dbLeaf != null) {
                     dbLeaf.list().forEach(r -> dbLeaf.delete(r.leafId())); // leave the server as we found it
                 }
+                if (keep != null) {
+                    if (whileUp != null) {
+                        whileUp.reportReady(report);
+                    }
+                    out.println("  --keep: the dashboard stays up at " + dashboard + " (operator token above); Ctrl-C stops it.");
+                    out.flush();
+                    keep.await();
+                    out.println("  stopping the demo's server");
+                }
                 return report;
             }
         } finally {
             deleteTree(dir);
         }
+    }
+
+    /**
+     * Prints the dashboard's URL and an operator token for it, valid for a day, so a person can
+     * watch the run and look at what happened. The token is this run's only: its store is a temporary
+     * file deleted at the end.
+     */
+    private static String dashboard(PrintStream out, Provisioning service, int port) {
+        String url = "http://127.0.0.1:" + port + "/ui";
+        var issued = service.tenants().credentials().issueOperator(Duration.ofDays(1), "demo dashboard");
+        out.println("  dashboard       " + url);
+        out.println("  operator token  " + issued.token() + "   (paste it into the dashboard's login form)");
+        out.flush();
+        return url;
     }
 
     private static void waitUntil(Provisioning service, Progress progress, EmbeddedLeaves leaves, RandomCrashes crashes,

@@ -80,6 +80,25 @@ public final class OperatorActions {
         return record(actor, "retry_job", "job " + jobId, reason, won, detail, siteOfPayload(job.payload()));
     }
 
+    /**
+     * Cancels a job that is waiting (available, not running); a running one is never touched. A
+     * step of a flow cancelled this way ends its chain, and its flow fails and compensates.
+     */
+    public Outcome cancelJob(String actor, long jobId, String reason) {
+        ManualAction.validate(actor, reason);
+        JobRow job = engine.job(jobId).orElseThrow(() -> new NoSuchElementException("There is no job " + jobId + "."));
+        boolean won = engine.cancelWaitingJob(jobId, actor, reason);
+        String detail = won ? "Job " + jobId + " (" + job.kind() + ") is cancelled before it ran"
+                + (job.flowId() != null ? "; flow " + job.flowId() + " fails and compensates." : ".")
+                : "Job " + jobId + " is " + engine.job(jobId).map(j -> j.state().name().toLowerCase()).orElse("gone")
+                        + ", not waiting: nothing was cancelled (it started, ended, or someone cancelled it already).";
+        Site site = siteOfPayload(job.payload());
+        if (site == null && job.flowId() != null) {
+            site = engine.flows().get(job.flowId()).flatMap(f -> siteOfSubject(f.subject())).orElse(null);
+        }
+        return record(actor, "cancel_job", "job " + jobId, reason, won, detail, site);
+    }
+
     /** Retries a flow that needs attention from where it stopped: its compensation runs again. */
     public Outcome retryFlow(String actor, long flowId, String reason) {
         ManualAction.validate(actor, reason);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -38,8 +39,11 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard in a real browser: Debian's chromium, headless, driven by its chromedriver (both
  * from apt; nothing is downloaded). The service runs with sites in several states; the test logs
- * in with the operator token, reads the counts and the flow that needs a person, then watches a
- * new site's state arrive without reloading the page, then deletes an orphan after confirming.
+ * in with the operator token (exchanged once for an HttpOnly session cookie), reads the counts and
+ * the flow that needs a person, then watches a new site's state arrive without reloading the page,
+ * then deletes an orphan after confirming; another logs in, retries a failed job once, cancels a
+ * waiting one, reads the Sites page, and sees every action refused without the cookie or the CSRF
+ * token.
  * Screenshots go to
  * {@code target/dashboard-screenshots}.
  */
@@ -161,6 +165,147 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.id("login-error"), "This token is not an operator token."));
         assertThat(((JavascriptExecutor) browser).executeScript("return sessionStorage.length;")).isEqualTo(0L);
         assertThat(browser.findElement(By.id("view")).getText()).isEmpty();
+    }
+
+    @Test
+    void aSessionRetriesAFailedJobOnceCancelsAWaitingOneShowsTheSitesAndEveryActionNeedsCookieAndCsrf() throws IOException {
+        Tenants.Created tenant = api.tenant();
+        String operator = api.operatorToken();
+        String taken = ApiHarness.subdomain("jobs-taken");
+        api.service().resources().get(SiteResources.REPOSITORY).create(new CreateRequest(taken, null, null, Map.of()));
+        long failedSite = site(tenant, taken);
+        long ok = site(tenant, ApiHarness.subdomain("jobs-ok"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(tenant, ok).equals("active")
+                && state(tenant, failedSite).equals("failed")
+                && api.count("SELECT COUNT(*) FROM cv_job WHERE kind = 'site.send-welcome'") > 0);
+        String welcomeQueue = api.sql(c -> {
+            try (var ps = c.prepareStatement("SELECT queue FROM cv_job WHERE kind = 'site.send-welcome'");
+                    var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        });
+        // a welcome job that failed for good, standing alone; run again, it finds its site failed and ends at once
+        long failedJob = job(welcomeQueue, "failed", failedSite);
+        // one that waits in a queue no worker takes, and two more to be refused
+        long waitingJob = job("nobodys-queue", "available", failedSite);
+        long refusedFailed = job("nobodys-queue", "failed", failedSite);
+        long refusedWaiting = job("nobodys-queue", "available", failedSite);
+
+        browser.get("http://127.0.0.1:" + api.server.port() + "/ui");
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(operator);
+        browser.findElement(By.id("login-submit")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+        assertThat(js.executeScript("return sessionStorage.length + localStorage.length;")).as("the token is not kept")
+                .isEqualTo(0L);
+        assertThat((String) js.executeScript("return document.cookie;")).as("the session cookie is HttpOnly")
+                .doesNotContain(DashboardSession.COOKIE);
+
+        // retry now, confirmed with a reason: the job runs once
+        browser.findElement(By.cssSelector("nav a[href='#jobs']")).click();
+        By retry = By.cssSelector("button[data-retry='" + failedJob + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(retry));
+        shot("jobs");
+        click(wait, retry);
+        Alert prompt = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(prompt.getText()).contains("Retry job " + failedJob);
+        prompt.sendKeys("the leaf is back");
+        prompt.accept();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "runs again"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> jobState(failedJob).equals("succeeded"));
+        assertThat(api.count("SELECT attempt FROM cv_job WHERE id = ?", failedJob)).as("run once").isEqualTo(1);
+
+        // cancel a waiting job: asked first; dismissing the question does nothing
+        By cancel = By.cssSelector("button[data-cancel='" + waitingJob + "']");
+        click(wait, cancel);
+        wait.until(ExpectedConditions.alertIsPresent()).dismiss();
+        assertThat(jobState(waitingJob)).isEqualTo("available");
+        click(wait, cancel);
+        Alert ask = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(ask.getText()).contains("Cancel job " + waitingJob);
+        ask.sendKeys("not wanted");
+        ask.accept();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "is cancelled"));
+        assertThat(jobState(waitingJob)).isEqualTo("cancelled");
+        assertThat(api.count("SELECT COUNT(*) FROM pv_operator_action WHERE action IN ('retry_job', 'cancel_job') AND applied"
+                + " AND target IN (?, ?)", "job " + failedJob, "job " + waitingJob)).as("both recorded").isEqualTo(2);
+
+        // the sites of every tenant, with their failure code, resources and flow
+        browser.findElement(By.cssSelector("nav a[href='#sites']")).click();
+        By okRow = By.cssSelector("tr[data-site='" + ok + "']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(okRow));
+        String row = browser.findElement(okRow).getText();
+        assertThat(row).contains("active").contains(SiteResources.REPOSITORY).contains("confirmed").contains("provision ");
+        assertThat(browser.findElement(By.cssSelector("tr[data-site='" + failedSite + "']")).getText())
+                .contains("name_taken_at_provider");
+        shot("sites");
+
+        List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
+        assertThat(errors).as("console errors").isEmpty();
+
+        // every action, sent without the cookie or without the CSRF token, is refused with a 403 problem
+        @SuppressWarnings("unchecked")
+        List<String> answers = (List<String>) js.executeAsyncScript(String.join("\n",
+                "const done = arguments[arguments.length - 1];",
+                "const paths = arguments[0];",
+                "const body = (p) => p.endsWith('/delete') ? JSON.stringify({ kind: 'x', leaf_id: 'y' }) : '{\"reason\":\"forged\"}';",
+                "const send = (p, creds, headers) => fetch(p, { method: 'POST', credentials: creds, body: body(p),",
+                "  headers: Object.assign({ 'Content-Type': 'application/json' }, headers) })",
+                "  .then((r) => r.status + ' ' + r.headers.get('Content-Type'));",
+                "fetch('/ui/session').then((r) => r.json()).then((s) => Promise.all(paths.flatMap((p) => [",
+                "  send(p, 'omit', { 'X-CSRF-Token': s.csrf_token }),",
+                "  send(p, 'same-origin', {}),",
+                "  send(p, 'same-origin', { 'X-CSRF-Token': 'forged' })]))).then(done, (e) => done([String(e)]));"),
+                List.of("/v1/ops/jobs/" + refusedFailed + "/retries", "/v1/ops/jobs/" + refusedWaiting + "/cancellations",
+                        "/v1/dashboard/orphans/delete"));
+        assertThat(answers).hasSize(9).allMatch(a -> a.startsWith("403 application/problem+json"), "403 problem+json");
+        assertThat(jobState(refusedFailed)).isEqualTo("failed");
+        assertThat(jobState(refusedWaiting)).isEqualTo("available");
+
+        // logout clears the cookie: the form comes back, and a reload stays logged out
+        browser.findElement(By.id("logout")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        browser.navigate().refresh();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertThat(browser.findElement(By.id("nav")).isDisplayed()).isFalse();
+    }
+
+    /** Clicks what the page may redraw (it polls) between finding and clicking: found again if it went stale. */
+    private static void click(WebDriverWait wait, By what) {
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> {
+                    d.findElement(what).click();
+                    return true;
+                });
+    }
+
+    /** A job of the welcome type for {@code siteId}, standing alone, inserted in {@code state}; its id. */
+    private long job(String queue, String state, long siteId) {
+        return api.sql(c -> {
+            try (var ps = c.prepareStatement("INSERT INTO cv_job (queue, kind, payload, state, run_at, attempt, max_attempts,"
+                    + " last_error, created_at, finished_at) VALUES (?, 'site.send-welcome', ?, ?, CURRENT_TIMESTAMP, ?, 1, ?,"
+                    + " CURRENT_TIMESTAMP, ?)", new String[] {"id"})) {
+                boolean failed = state.equals("failed");
+                ps.setString(1, queue);
+                ps.setString(2, "{\"siteId\":" + siteId + "}");
+                ps.setString(3, state);
+                ps.setInt(4, failed ? 1 : 0);
+                ps.setString(5, failed ? "java.lang.IllegalStateException: the mail server is down\n\tat x.Y.z(Y.java:1)" : null);
+                ps.setObject(6, failed ? java.time.OffsetDateTime.now() : null);
+                ps.executeUpdate();
+                try (var rs = ps.getGeneratedKeys()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    private String jobState(long id) {
+        return api.service().engine().job(id).orElseThrow().state().sql();
     }
 
     private long site(Tenants.Created tenant, String subdomain) {

@@ -46,6 +46,11 @@ class ScopeTableTest {
         TABLE.put("GET /v1/dashboard/flows/{id}", EnumSet.of(Scope.OPERATOR)); // the first site's flow has its id
         TABLE.put("GET /v1/dashboard/ledger", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/dashboard/orphans/delete", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("GET /v1/dashboard/sites", EnumSet.of(Scope.OPERATOR));
+        // the session exchange takes the operator token in its body, never a bearer header; no session is an answer
+        TABLE.put("POST /ui/session", PUBLIC);
+        TABLE.put("GET /ui/session", PUBLIC);
+        TABLE.put("DELETE /ui/session", PUBLIC);
         TABLE.put("POST /v1/leads", EnumSet.of(Scope.SERVICE));
         TABLE.put("GET /v1/leads/{id}", READ);
         TABLE.put("POST /v1/sites", EnumSet.of(Scope.SERVICE));
@@ -55,6 +60,7 @@ class ScopeTableTest {
         TABLE.put("POST /v1/sites/{id}/delete-approvals", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/sites/{id}/retries", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/ops/jobs/{id}/retries", EnumSet.of(Scope.OPERATOR));
+        TABLE.put("POST /v1/ops/jobs/{id}/cancellations", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/ops/flows/{id}/retries", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/ops/ledger-entries/{id}/settlements", EnumSet.of(Scope.OPERATOR));
         TABLE.put("POST /v1/ops/tokens/{id}/settlements", EnumSet.of(Scope.OPERATOR));
@@ -183,6 +189,8 @@ class ScopeTableTest {
             case "POST /v1/sites" -> api.client.send(b.header("Content-Type", "application/json")
                     .header("Idempotency-Key", "scope-table-" + System.nanoTime())
                     .POST(HttpRequest.BodyPublishers.ofString(ApiHarness.siteBody(leadId, ApiHarness.subdomain("tbl")))));
+            case "POST /ui/session" -> api.client.send(b.header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"token\":\"" + TOKENS.get(Scope.OPERATOR) + "\"}")));
             case "POST /mcp" -> api.client.send(b.header("Content-Type", "application/json")
                     .header("Accept", "application/json, text/event-stream")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
