@@ -365,7 +365,10 @@
       const target = $('view');
       // keep an open filter field's focus: redraw only when the user is not typing in it
       if (target.contains(document.activeElement) && document.activeElement.tagName === 'INPUT') return;
-      target.replaceChildren(...nodes.filter((n) => n));
+      // a poll that brings nothing new leaves the page alone: a button the user is about to press stays the same button
+      const fresh = document.createElement('div');
+      fresh.replaceChildren(...nodes.filter((n) => n));
+      if (fresh.innerHTML !== target.innerHTML) target.replaceChildren(...fresh.childNodes);
       $('status').textContent = 'Updated ' + new Date().toLocaleTimeString();
     } catch (e) {
       if (e instanceof Refused) {

@@ -107,10 +107,10 @@ class DashboardBrowserTest {
 
         By activeSites = By.cssSelector("[data-testid=sites] [data-count=active]");
         wait.until(ExpectedConditions.textToBe(activeSites, "1"));
-        assertThat(browser.findElement(By.cssSelector("[data-testid=sites] [data-count=failed]")).getText()).isEqualTo("1");
-        assertThat(browser.findElement(By.cssSelector("[data-testid=flows] [data-count=needs_attention]")).getText())
+        assertThat(text(wait, By.cssSelector("[data-testid=sites] [data-count=failed]"))).isEqualTo("1");
+        assertThat(text(wait, By.cssSelector("[data-testid=flows] [data-count=needs_attention]")))
                 .isEqualTo("1");
-        String attention = browser.findElement(By.id("attention")).getText();
+        String attention = text(wait, By.id("attention"));
         assertThat(attention).contains("1 flow(s) need a person").contains("check the license service");
         assertThat(browser.getPageSource()).as("the token is kept, never rendered").doesNotContain(operator);
         shot("overview");
@@ -124,9 +124,9 @@ class DashboardBrowserTest {
         shot("overview-updated");
 
         // the flow's timeline, from the attention link
-        browser.findElement(By.cssSelector("#attention a")).click();
+        click(wait, By.cssSelector("#attention a"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "Flow " + attentionFlow));
-        String timeline = browser.findElement(By.id("view")).getText();
+        String timeline = text(wait, By.id("view"));
         assertThat(timeline).contains("A person must look at this: the license may exist").contains("compensating")
                 .contains("Ledger entries it created");
         shot("flow");
@@ -144,7 +144,8 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.cssSelector("[data-testid=orphans] [data-count=orphans]"), "1"));
         browser.findElement(By.cssSelector("nav a[href='#orphans']")).click();
         By delete = By.cssSelector("button[data-orphan='" + stray + "']");
-        wait.until(ExpectedConditions.elementToBeClickable(delete)).click();
+        wait.until(ExpectedConditions.elementToBeClickable(delete));
+        click(wait, delete);
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Deleted " + SiteResources.REPOSITORY));
         assertThat(api.service().engine().ledger().orphans(repos)).noneMatch(r -> stray.equals(r.leafId()));
@@ -164,7 +165,7 @@ class DashboardBrowserTest {
         browser.findElement(By.id("login-submit")).click();
         wait.until(ExpectedConditions.textToBe(By.id("login-error"), "This token is not an operator token."));
         assertThat(((JavascriptExecutor) browser).executeScript("return sessionStorage.length;")).isEqualTo(0L);
-        assertThat(browser.findElement(By.id("view")).getText()).isEmpty();
+        assertThat(text(wait, By.id("view"))).isEmpty();
     }
 
     @Test
@@ -236,9 +237,9 @@ class DashboardBrowserTest {
         browser.findElement(By.cssSelector("nav a[href='#sites']")).click();
         By okRow = By.cssSelector("tr[data-site='" + ok + "']");
         wait.until(ExpectedConditions.presenceOfElementLocated(okRow));
-        String row = browser.findElement(okRow).getText();
+        String row = text(wait, okRow);
         assertThat(row).contains("active").contains(SiteResources.REPOSITORY).contains("confirmed").contains("provision ");
-        assertThat(browser.findElement(By.cssSelector("tr[data-site='" + failedSite + "']")).getText())
+        assertThat(text(wait, By.cssSelector("tr[data-site='" + failedSite + "']")))
                 .contains("name_taken_at_provider");
         shot("sites");
 
@@ -274,6 +275,12 @@ class DashboardBrowserTest {
     }
 
     /** Clicks what the page may redraw (it polls) between finding and clicking: found again if it went stale. */
+    /** The text of what {@code what} finds, read again when a poll replaced the element between finding and reading. */
+    private static String text(WebDriverWait wait, By what) {
+        return wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> d.findElement(what).getText());
+    }
+
     private static void click(WebDriverWait wait, By what) {
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
                 .until(d -> {
