@@ -14,6 +14,6 @@ public final class StandardExtensions {
     }
 
     public static List<ApiExtension> all() {
-        return List.of(new McpEndpoint(), new ApprovalRoutes(), new dev.converge.provisioning.api.DashboardRoutes());
+        return List.of(new McpEndpoint(), new ApprovalRoutes(), new dev.converge.provisioning.api.OperatorDashboard());
     }
 }

@@ -48,12 +48,7 @@ public final class ApiServer implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
-        DashboardSession sessions = DashboardSession.fromEnvironment(System.getenv());
-        if (!sessions.configured()) {
-            log.info("{} is not set: dashboard sessions are signed with a random secret of this process (they end when"
-                    + " it stops and do not cross processes)", DashboardSession.SECRET_ENV);
-        }
-        Authz auth = new Authz(service.tenants().credentials(), json, sessions);
+        Authz auth = new Authz(service.tenants().credentials(), json);
         WriteLimits writes = new WriteLimits(service.limits());
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());

@@ -29,27 +29,10 @@ public final class Authz implements Authenticator {
 
     private final Credentials credentials;
     private final ObjectMapper json;
-    private final DashboardSession sessions;
 
     public Authz(Credentials credentials, ObjectMapper json) {
-        this(credentials, json, null);
-    }
-
-    /**
-     * With {@code sessions} not null, a request without an Authorization header may also be
-     * authenticated by a dashboard session's cookie; then a request that changes something (any
-     * method but GET, HEAD and OPTIONS) needs the session's CSRF token in {@code X-CSRF-Token}, or
-     * is refused with a 403 problem. A bearer token needs none: no other site's page can send it.
-     */
-    public Authz(Credentials credentials, ObjectMapper json, DashboardSession sessions) {
         this.credentials = credentials;
         this.json = json;
-        this.sessions = sessions;
-    }
-
-    /** The dashboard's sessions, or null when this server has none. */
-    DashboardSession sessions() {
-        return sessions;
     }
 
     Credentials credentials() {
@@ -82,16 +65,6 @@ public final class Authz implements Authenticator {
     /** The request's credential if it has one of {@code scopes}; otherwise a 401 or 403 problem is thrown. */
     public Credential require(Context ctx, Set<Scope> scopes) {
         Credential c = ctx.attribute(CREDENTIAL);
-        if (c == null && sessions != null && ctx.header("Authorization") == null) {
-            c = session(ctx).orElse(null);
-            if (c != null) {
-                ctx.attribute(CREDENTIAL, c);
-                if (!c.allows(scopes)) {
-                    throw forbidden(c, scopes);
-                }
-                return c;
-            }
-        }
         if (c == null) {
             Decision d = decide(ctx.header("Authorization"), scopes);
             if (d.credential().isEmpty()) {
@@ -101,32 +74,6 @@ public final class Authz implements Authenticator {
             ctx.attribute(CREDENTIAL, c);
         } else if (!c.allows(scopes)) {
             throw forbidden(c, scopes);
-        }
-        return c;
-    }
-
-    /**
-     * The operator credential of the request's dashboard session, if it has a live one; throws the
-     * 403 CSRF problem when it changes something without the session's CSRF token, or sends a CSRF
-     * token without a live session (the page's session ended: it must log in again).
-     */
-    private Optional<Credential> session(Context ctx) {
-        String cookie = ctx.cookie(DashboardSession.COOKIE);
-        String csrf = ctx.header(DashboardSession.CSRF_HEADER);
-        Optional<DashboardSession.Session> s = cookie == null ? Optional.empty()
-                : sessions.verify(cookie, java.time.Instant.now());
-        Optional<Credential> c = s.flatMap(x -> credentials.operator(x.tokenId()));
-        if (c.isEmpty()) {
-            if (csrf != null) {
-                throw new ApiProblem(ProblemType.CSRF, "This request has no live dashboard session: log in again.");
-            }
-            return Optional.empty();
-        }
-        String method = ctx.req().getMethod();
-        boolean safe = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-        if (!safe && !DashboardSession.csrfMatches(s.get(), csrf)) {
-            throw new ApiProblem(ProblemType.CSRF, "A dashboard session's request that changes something needs the "
-                    + DashboardSession.CSRF_HEADER + " header its session exchange returned.");
         }
         return c;
     }

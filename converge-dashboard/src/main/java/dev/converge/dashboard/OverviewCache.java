@@ -1,4 +1,4 @@
-package dev.converge.provisioning.dashboard;
+package dev.converge.dashboard;
 
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
@@ -18,15 +18,15 @@ import java.util.Map;
  * ten open browser tabs cost the database what one does. The first viewer after the age runs
  * the queries; the others wait for it and share the answer.
  */
-public final class OverviewCache {
-    private final DashboardQueries queries;
+final class OverviewCache {
+    private final Queries queries;
     private final Store store;
     private final Converge engine;
     private final Duration maxAge;
     private Overview last;
     private long lastNanos;
 
-    public OverviewCache(DashboardQueries queries, Store store, Converge engine, Duration maxAge) {
+    OverviewCache(Queries queries, Store store, Converge engine, Duration maxAge) {
         this.queries = queries;
         this.store = store;
         this.engine = engine;
@@ -35,14 +35,14 @@ public final class OverviewCache {
 
     /** What the overview shows (snake_case on the wire, like the rest of the API). */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    public record Overview(String asOf, List<QueueView> queues, Map<String, Long> flows, Map<String, Long> sites,
+    record Overview(String asOf, List<QueueView> queues, Map<String, Long> flows,
             Map<String, Map<String, Long>> ledger, long uncertain, long longClaimed, long longClaimedMinutes,
             Map<String, Long> thisNode, int bucketMinutes, List<Recurring> recurring) {
     }
 
     /** One recurring job: its schedule, the last slot decided and the next one due. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    public record Recurring(String name, String jobType, String schedule, String missedSlots, String lastSlot,
+    record Recurring(String name, String jobType, String schedule, String missedSlots, String lastSlot,
             Long lastJobId, long skipped, String nextSlot) {
         static Recurring of(RecurringView v) {
             return new Recurring(v.name(), v.jobType(), v.schedule(), v.missedSlots().name().toLowerCase(),
@@ -53,7 +53,7 @@ public final class OverviewCache {
 
     /** One queue: jobs by state, and per bucket of the last hour [succeeded, failed]. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-    public record QueueView(String queue, Map<String, Long> states, long succeededLastHour, long failedLastHour,
+    record QueueView(String queue, Map<String, Long> states, long succeededLastHour, long failedLastHour,
             long[][] throughput) {
     }
 
@@ -67,7 +67,7 @@ public final class OverviewCache {
         return m;
     }
 
-    public synchronized Overview get() {
+    synchronized Overview get() {
         long now = System.nanoTime();
         if (last == null || now - lastNanos >= maxAge.toNanos()) {
             last = read();
@@ -85,7 +85,7 @@ public final class OverviewCache {
             java.util.Set<String> names = new java.util.TreeSet<>(jobs.keySet());
             names.addAll(series.keySet());
             for (String q : names) {
-                long[][] s = series.getOrDefault(q, new long[DashboardQueries.BUCKETS][2]);
+                long[][] s = series.getOrDefault(q, new long[Queries.BUCKETS][2]);
                 long ok = 0;
                 long failed = 0;
                 for (long[] b : s) {
@@ -96,9 +96,9 @@ public final class OverviewCache {
             }
             Map<String, Map<String, Long>> ledger = queries.ledgerByKind(c);
             long uncertain = ledger.values().stream().mapToLong(m -> m.getOrDefault("uncertain", 0L)).sum();
-            return new Overview(now.toString(), queues, queries.byState(c, "cv_flow"), queries.byState(c, "pv_site"),
+            return new Overview(now.toString(), queues, queries.byState(c, "cv_flow"),
                     new LinkedHashMap<>(ledger), uncertain, queries.longClaimedCount(c, now),
-                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) DashboardQueries.BUCKET.toMinutes(),
+                    queries.longClaimed().toMinutes(), node(engine.stats()), (int) Queries.BUCKET.toMinutes(),
                     engine.recurring().list().stream().map(Recurring::of).toList());
         });
     }

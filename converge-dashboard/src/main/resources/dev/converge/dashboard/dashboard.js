@@ -1,11 +1,15 @@
 // The operators' dashboard: exchanges the operator token once for an HttpOnly session cookie
-// (POST /ui/session), keeps only the session's CSRF token, in memory, reads /v1/dashboard/* and
-// /v1/orphans with the cookie, and redraws the current view every few seconds. Everything is built with DOM calls and textContent
+// (POST <base>/session), keeps only the session's CSRF token, in memory, reads <base>/api/* with
+// the cookie, and redraws the current view every few seconds. An application's own pages register
+// with ConvergeDashboard.page(name, render) from their scripts. Everything is built with DOM calls and textContent
 // (no HTML parsing of strings): what the database holds (errors, keys) is shown as text, never run as markup.
 'use strict';
 
 (function () {
   const POLL_MS = 2000;
+  // where the dashboard is mounted (the page carries it): every request goes below it
+  const BASE = document.documentElement.dataset.base || '';
+  const API = BASE + '/api';
   // the session's CSRF token: sent with every request that changes something; never stored
   let csrf = null;
   let timer = null;
@@ -71,10 +75,10 @@
   const deleted = new Set();
 
   async function deleteOrphan(o) {
-    if (!window.confirm('Delete ' + o.kind + ' ' + o.natural_key + ' (leaf id ' + o.leaf_id + ', site ' + o.site_id
+    if (!window.confirm('Delete ' + o.kind + ' ' + o.natural_key + ' (leaf id ' + o.leaf_id + ', owner ' + o.subject
         + ') at its leaf? No ledger entry owns it; this cannot be undone.')) return;
     try {
-      await post('/v1/dashboard/orphans/delete', { kind: o.kind, leaf_id: o.leaf_id });
+      await post(API + '/orphans/delete', { kind: o.kind, leaf_id: o.leaf_id });
       deleted.add(o.kind + ' ' + o.leaf_id);
       $('notice').textContent = 'Deleted ' + o.kind + ' ' + o.natural_key + ' at the leaf.';
     } catch (e) {
@@ -94,7 +98,7 @@
     if (reason === null) return;
     if (!reason.trim()) { $('notice').textContent = 'Nothing done: a reason is required.'; return; }
     try {
-      const r = await post('/v1/ops/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retries' : '/cancellations'),
+      const r = await post(API + '/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retry' : '/cancel'),
         { reason: reason.trim() });
       $('notice').textContent = r.detail;
     } catch (e) {
@@ -152,9 +156,9 @@
   }
 
   async function overview() {
-    const [o, flows, orphanScan] = await Promise.all([get('/v1/dashboard/overview'),
-      get('/v1/dashboard/flows?state=needs_attention'),
-      get('/v1/orphans').catch((e) => { if (e instanceof Refused) throw e; return null; })]);
+    const [o, flows, orphanScan] = await Promise.all([get(API + '/overview'),
+      get(API + '/flows?state=needs_attention'),
+      get(API + '/orphans').catch((e) => { if (e instanceof Refused) throw e; return null; })]);
     const queues = o.queues.map((q) => el('div', { class: 'card', 'data-queue': q.queue },
       el('h3', {}, 'Queue ' + q.queue),
       table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
@@ -167,10 +171,9 @@
         flows.items.map((f) => el('div', { class: 'attention', 'data-flow': f.id },
           el('a', { href: '#flow/' + f.id }, f.kind + ' ' + f.subject + ' (flow ' + f.id + ')'), ': ',
           f.attention || f.failure_reason || 'see its timeline'))),
-      el('h2', {}, 'Flows, sites and the ledger'),
+      el('h2', {}, 'Flows and the ledger'),
       el('div', { class: 'cards' },
         counts('Flows by state', o.flows, 'flows'),
-        counts('Sites by state', o.sites, 'sites'),
         el('div', { class: 'card', 'data-testid': 'ledger' }, el('h3', {}, 'Ledger'),
           el('p', {}, el('a', { href: '#ledger' }, el('span', { 'data-count': 'uncertain' }, String(o.uncertain)), ' uncertain, ',
             String(o.long_claimed), ' claimed over ' + o.long_claimed_minutes + ' min')),
@@ -179,7 +182,7 @@
         el('div', { class: 'card', 'data-testid': 'orphans' }, el('h3', {}, 'Orphans'),
           orphanScan === null ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
             el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
-              ' tagged with our sites, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
+              ' tagged as ours, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
         el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
           o.recurring.length === 0 ? el('p', { class: 'muted' }, 'None declared.') :
             table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [r.name,
@@ -222,7 +225,7 @@
   }
 
   async function jobs() {
-    const r = await get('/v1/dashboard/jobs' + query());
+    const r = await get(API + '/jobs' + query());
     return [
       el('h2', {}, 'Jobs'),
       filterForm([['queue', 'Queue'], ['state', 'State'], ['type', 'Type']], goWithFilters('jobs')),
@@ -239,7 +242,7 @@
   }
 
   async function flowList() {
-    const r = await get('/v1/dashboard/flows' + query());
+    const r = await get(API + '/flows' + query());
     return [
       el('h2', {}, 'Flows'),
       el('p', { class: 'muted' }, 'Flows that need a person come first.'),
@@ -259,7 +262,7 @@
   }
 
   async function flow(id) {
-    const r = await get('/v1/dashboard/flows/' + encodeURIComponent(id));
+    const r = await get(API + '/flows/' + encodeURIComponent(id));
     const f = r.flow;
     return [
       el('h2', {}, 'Flow ' + f.id + ': ' + f.kind + ' ' + f.subject + ' ', state(f.state)),
@@ -279,15 +282,15 @@
         jobActions(Object.assign({ flow_id: f.id }, j))]), (i) => ({ 'data-job': r.jobs[i].id })),
       el('h2', {}, 'Ledger entries it created'),
       ledgerTable(r.ledger),
-      el('h2', {}, 'Compensations'),
+      el('h2', {}, 'Compensations, in the order they run'),
       r.compensations.length === 0 ? el('p', { class: 'muted' }, 'none') :
-        table(['id', 'type', 'state', 'attempts', 'last error'], r.compensations.map((c) => [String(c.id), c.kind,
-          state(c.state), c.attempts, c.last_error || ''])),
+        table(['order', 'id', 'type', 'state', 'attempts', 'last error'], r.compensations.map((c, i) => [i + 1, String(c.id), c.kind,
+          state(c.state), c.attempts, c.last_error || '']), (i) => ({ 'data-compensation': r.compensations[i].id })),
     ];
   }
 
   async function ledger() {
-    const r = await get('/v1/dashboard/ledger' + query());
+    const r = await get(API + '/ledger' + query());
     return [
       el('h2', {}, 'Ledger'),
       el('p', { class: 'muted' }, 'Without a filter: the unresolved entries, the longest waiting first. Uncertain ones, and ones claimed over '
@@ -297,50 +300,58 @@
     ];
   }
 
+  async function scanOrphans() {
+    try {
+      await post(API + '/orphans/scan', {});
+      $('notice').textContent = 'The leaves were listed again.';
+    } catch (e) {
+      if (e instanceof Refused) { logout(e.message); return; }
+      $('notice').textContent = 'Not listed: ' + e.message;
+    }
+    draw();
+  }
+
   async function orphans() {
     let r;
     try {
-      r = await get('/v1/orphans');
+      r = await get(API + '/orphans');
     } catch (e) {
       if (e instanceof Refused) throw e;
-      return [el('h2', {}, 'Orphans'), el('p', {}, e.message)];
+      return [el('h2', {}, 'Orphans'), el('p', {}, e.message),
+        el('button', { type: 'button', id: 'scan-orphans', onclick: scanOrphans }, 'List the leaves now')];
     }
     return [
       el('h2', {}, 'Orphans'),
       el('p', { class: 'muted' }, 'Resources at the leaves that no ledger entry owns, from the scan of ', time(r.as_of),
-        r.complete ? '' : ' (some leaves could not be listed)'),
+        r.complete ? '' : ' (some leaves could not be listed)', ' ',
+        el('button', { type: 'button', id: 'scan-orphans', onclick: scanOrphans }, 'List the leaves now')),
       table(['leaf', 'listed', 'ours', 'others'], r.leaves.map((l) => [l.kind, l.available ? 'yes' : 'no: ' + (l.detail || ''),
         l.orphans ?? '', l.other_count ?? ''])),
-      el('h2', {}, 'Tagged with one of our sites'),
+      el('h2', {}, 'Tagged as ours'),
       r.items.length === 0 ? el('p', {}, 'None.') :
-        table(['leaf', 'leaf id', 'natural key', 'site', ''], r.items.map((o) => [o.kind, o.leaf_id, o.natural_key, String(o.site_id),
+        table(['leaf', 'leaf id', 'natural key', 'subject', ''], r.items.map((o) => [o.kind, o.leaf_id, o.natural_key, o.subject,
           deleted.has(o.kind + ' ' + o.leaf_id) ? el('span', { class: 'state state-deleted' }, 'deleted') :
-            el('button', { type: 'button', class: 'danger', 'data-orphan': o.leaf_id, onclick: () => deleteOrphan(o) }, 'Delete at the leaf')])),
+            el('button', { type: 'button', class: 'danger', 'data-orphan': o.leaf_id, onclick: () => deleteOrphan(o) }, 'Delete at the leaf')]),
+        (i) => ({ 'data-orphan-row': r.items[i].leaf_id })),
     ];
   }
 
-  async function sites() {
-    const r = await get('/v1/dashboard/sites' + query());
-    return [
-      el('h2', {}, 'Sites'),
-      el('p', { class: 'muted' }, 'Every tenant\'s sites, the newest first, with the resources the ledger holds for each.'),
-      filterForm([['tenant_id', 'Tenant id'], ['state', 'State']], goWithFilters('sites')),
-      r.items.length === 0 ? el('p', {}, 'No sites.') :
-        table(['id', 'tenant', 'subdomain', 'state', 'failure', 'resources', 'flow', 'updated'], r.items.map((st) => [
-          String(st.id), st.tenant + ' (' + st.tenant_id + ')', st.subdomain, state(st.state),
-          st.failure_code ? el('span', { title: st.failure || '' }, st.failure_code) : '',
-          st.resources.length === 0 ? el('span', { class: 'muted' }, 'none') :
-            el('ul', { class: 'plain' }, st.resources.map((e) => el('li', {}, e.kind + ' ' + e.natural_key + ' ', state(e.state),
-              e.leaf_id ? ' ' + e.leaf_id : ''))),
-          el('span', {}, st.provision_flow_id ? el('a', { href: '#flow/' + st.provision_flow_id }, 'provision ' + st.provision_flow_id) : '',
-            st.teardown_flow_id ? [' ', el('a', { href: '#flow/' + st.teardown_flow_id }, 'teardown ' + st.teardown_flow_id)] : ''),
-          time(st.updated_at)]), (i) => ({ 'data-site': r.items[i].id })),
-      r.items.length === r.page ? el('p', {}, el('a', { href: '#sites?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older sites'))
-        : null,
-    ];
-  }
+  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans };
 
-  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans, sites };
+  // an application's own pages: ConvergeDashboard.page(name, async (ui) => nodes), from a script the page loads
+  window.ConvergeDashboard = Object.freeze({
+    page(name, render) {
+      if (VIEWS[name] || name.startsWith('flow')) throw new Error('the dashboard already has a view named ' + name);
+      const ui = Object.freeze({
+        data: () => get(API + '/pages/' + encodeURIComponent(name) + query()),
+        el, table, state, time,
+        filters: (fields) => filterForm(fields, goWithFilters(name)),
+        olderLink: (items, page, text) => items.length === page
+          ? el('p', {}, el('a', { href: '#' + name + '?' + pageAfter(items[items.length - 1].id) }, text)) : null,
+      });
+      VIEWS[name] = () => render(ui);
+    },
+  });
 
   // ---- the loop ----------------------------------------------------------------------------
 
@@ -411,7 +422,7 @@
       $('token').value = '';
       if (!token) return;
       try {
-        const r = await fetch('/ui/session', { method: 'POST', credentials: 'same-origin', body: JSON.stringify({ token }),
+        const r = await fetch(BASE + '/session', { method: 'POST', credentials: 'same-origin', body: JSON.stringify({ token }),
           headers: { 'Content-Type': 'application/json', Accept: 'application/json' } });
         let answer = {};
         try { answer = await r.json(); } catch (x) { /* not JSON */ }
@@ -426,13 +437,13 @@
     });
     $('logout').addEventListener('click', async () => {
       try {
-        await fetch('/ui/session', { method: 'DELETE', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf || '' } });
+        await fetch(BASE + '/session', { method: 'DELETE', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf || '' } });
       } catch (x) { /* the cookie expires on its own */ }
       logout('');
     });
     window.addEventListener('hashchange', () => { if (csrf) draw(); });
     // a reloaded page: its session (the cookie) may still be live; its CSRF token is read again
-    fetch('/ui/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+    fetch(BASE + '/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
       .then((r) => r.ok ? r.json() : null)
       .then((s) => { if (s && s.csrf_token) { csrf = s.csrf_token; start(); } else logout(''); })
       .catch(() => logout(''));

@@ -1,4 +1,4 @@
-package dev.converge.provisioning.dashboard;
+package dev.converge.dashboard;
 
 import dev.converge.store.internal.Sql;
 import dev.converge.store.Store;
@@ -22,9 +22,9 @@ import java.util.TreeMap;
  * per viewer. Never read here: job payloads, flow contexts, compensation payloads and a ledger
  * entry's data (a leaf's reply may carry a credential) — the dashboard shows state, not secrets.
  */
-public final class DashboardQueries {
+final class Queries {
     /** The most rows a list answers with. */
-    public static final int PAGE = 50;
+    static final int PAGE = 50;
     /** The throughput chart: this many buckets of {@link #BUCKET} back from now. */
     static final int BUCKETS = 12;
     static final Duration BUCKET = Duration.ofMinutes(5);
@@ -33,7 +33,7 @@ public final class DashboardQueries {
     private final Duration longClaimed;
 
     /** @param longClaimed how long an entry may stay claimed before the dashboard highlights it */
-    public DashboardQueries(Store store, Duration longClaimed) {
+    Queries(Store store, Duration longClaimed) {
         this.store = store;
         this.longClaimed = longClaimed;
     }
@@ -82,7 +82,7 @@ public final class DashboardQueries {
         return out;
     }
 
-    /** state -> count for a table with a state column (cv_flow, pv_site). */
+    /** state -> count for a table with a state column (cv_flow). */
     Map<String, Long> byState(Connection c, String table) throws SQLException {
         Map<String, Long> out = new TreeMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state");
@@ -119,7 +119,7 @@ public final class DashboardQueries {
     }
 
     /** The newest jobs matching the filters (each may be null), ids below {@code before} when given. */
-    public List<Map<String, Object>> jobs(String queue, String state, String kind, Long before) {
+    List<Map<String, Object>> jobs(String queue, String state, String kind, Long before) {
         StringBuilder sql = new StringBuilder("SELECT id, queue, kind, state, attempt, max_attempts, epoch, lease_owner,"
                 + " lease_expires_at, run_at, flow_id, batch_id, chain_id, created_at, started_at, finished_at, last_error"
                 + " FROM cv_job WHERE 1 = 1");
@@ -136,7 +136,7 @@ public final class DashboardQueries {
     }
 
     /** {@code needs_attention} flows first (oldest first: they have waited longest), then the newest others. */
-    public List<Map<String, Object>> flows(String state) {
+    List<Map<String, Object>> flows(String state) {
         String columns = "SELECT id, kind, subject, state, attention, failure_reason, deadline, created_at, updated_at,"
                 + " finished_at FROM cv_flow";
         return store.withConnection(c -> {
@@ -154,7 +154,7 @@ public final class DashboardQueries {
     }
 
     /** A flow's jobs, batches and chains, in the order they were made. */
-    public Map<String, List<Map<String, Object>>> flowParts(long flowId) {
+    Map<String, List<Map<String, Object>>> flowParts(long flowId) {
         return store.withConnection(c -> {
             Map<String, List<Map<String, Object>>> out = new LinkedHashMap<>();
             out.put("jobs", rows(c, "SELECT id, queue, kind, state, attempt, max_attempts, epoch, lease_owner, batch_id,"
@@ -176,7 +176,7 @@ public final class DashboardQueries {
      * Ledger entries: with no filter, the unresolved ones (claimed, uncertain, deleting), the longest
      * waiting first; otherwise the newest of that kind and state.
      */
-    public List<Map<String, Object>> ledger(String kind, String state) {
+    List<Map<String, Object>> ledger(String kind, String state) {
         String columns = "SELECT id, kind, natural_key, flow_id, subject, state, safety, leaf_id, generation, owner_job_id,"
                 + " owner_epoch, last_error, created_at, updated_at, confirmed_at FROM cv_ledger";
         StringBuilder sql = new StringBuilder(columns);
@@ -190,49 +190,6 @@ public final class DashboardQueries {
             sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
         }
         return store.withConnection(c -> rows(c, sql.toString(), args));
-    }
-
-    /**
-     * Sites of every tenant, the newest first, ids below {@code before} when given; filtered by
-     * tenant (the tenant indexes) and state (the state index), each may be null. Each carries the
-     * resources the ledger holds for it, read in one query on the ledger's subject index.
-     */
-    public List<Map<String, Object>> sites(Long tenantId, String state, Long before) {
-        StringBuilder sql = new StringBuilder("SELECT s.id, s.tenant_id, t.name AS tenant, s.subdomain, s.state,"
-                + " s.provision_flow_id, s.teardown_flow_id, s.failure, s.created_at, s.updated_at"
-                + " FROM pv_site s JOIN pv_tenant t ON t.id = s.tenant_id WHERE 1 = 1");
-        List<Object> args = new ArrayList<>();
-        if (tenantId != null) {
-            sql.append(" AND s.tenant_id = ?");
-            args.add(tenantId);
-        }
-        filter(sql, args, "s.state", state);
-        if (before != null) {
-            sql.append(" AND s.id < ?");
-            args.add(before);
-        }
-        sql.append(" ORDER BY s.id DESC LIMIT ").append(PAGE);
-        return store.withConnection(c -> {
-            List<Map<String, Object>> sites = rows(c, sql.toString(), args);
-            if (sites.isEmpty()) {
-                return sites;
-            }
-            Map<String, List<Map<String, Object>>> bySubject = new LinkedHashMap<>();
-            for (Map<String, Object> site : sites) {
-                List<Map<String, Object>> resources = new ArrayList<>();
-                site.put("resources", resources);
-                bySubject.put("site-" + site.get("id"), resources);
-            }
-            String marks = String.join(", ", java.util.Collections.nCopies(bySubject.size(), "?"));
-            for (Map<String, Object> e : rows(c, "SELECT subject, kind, natural_key, state, leaf_id FROM cv_ledger"
-                    + " WHERE subject IN (" + marks + ") ORDER BY id LIMIT " + (PAGE * 20), new ArrayList<Object>(bySubject.keySet()))) {
-                List<Map<String, Object>> resources = bySubject.get(String.valueOf(e.remove("subject")));
-                if (resources != null) {
-                    resources.add(e);
-                }
-            }
-            return sites;
-        });
     }
 
     private static void filter(StringBuilder sql, List<Object> args, String column, String value) {

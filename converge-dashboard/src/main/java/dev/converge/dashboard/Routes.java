@@ -1,0 +1,450 @@
+package dev.converge.dashboard;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.converge.Converge;
+import dev.converge.flow.Compensation;
+import dev.converge.flow.FlowEvent;
+import dev.converge.flow.FlowView;
+import dev.converge.ledger.ResourceType;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard's routes under its mount path: the page and its assets (open: they hold no data),
+ * the session exchange ({@code /session}), and the JSON under {@code /api}, for an operator only
+ * (a session's cookie, or a bearer token). A request that changes something by a session's cookie
+ * needs the session's CSRF token. Refusals are RFC 9457 problems.
+ */
+final class Routes {
+    private static final Logger log = LoggerFactory.getLogger(Routes.class);
+    private static final String OPERATOR = "converge.dashboard.operator";
+    /** How old the overview's counts may be: the page polls about this often. */
+    static final Duration OVERVIEW_MAX_AGE = Duration.ofSeconds(2);
+    /** An entry claimed this long is highlighted: its job is slow, or gone and waiting for the reaper. */
+    static final Duration LONG_CLAIMED = Duration.ofMinutes(5);
+    /** Only our own assets and our own origin; no inline script, no framing. */
+    private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+            + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+    private static final String RESOURCES = "dev/converge/dashboard/";
+
+    private final String base;
+    private final Converge engine;
+    private final Dashboard.Operators operators;
+    private final Sessions sessions;
+    private final List<Dashboard.Page> pages;
+    private final Dashboard.JobActions actions;
+    private final Queries queries;
+    private final OverviewCache overview;
+    private final Orphans orphans;
+    private final ObjectMapper json = new ObjectMapper();
+
+    Routes(String base, Converge engine, Dashboard.Operators operators, Sessions sessions, List<Dashboard.Page> pages,
+            Dashboard.JobActions actions, Supplier<? extends Collection<ResourceType>> resources, Duration orphanScanEvery) {
+        this.base = base;
+        this.engine = engine;
+        this.operators = operators;
+        this.sessions = sessions;
+        this.pages = pages;
+        this.actions = actions;
+        this.queries = new Queries(engine.store(), LONG_CLAIMED);
+        this.overview = new OverviewCache(queries, engine.store(), engine, OVERVIEW_MAX_AGE);
+        this.orphans = new Orphans(resources, engine.ledger(), orphanScanEvery);
+    }
+
+    void register(RoutesConfig routes) {
+        byte[] page = page();
+        routes.get(base, ctx -> asset(ctx, "text/html; charset=utf-8", page));
+        byte[] js = resource(RESOURCES + "dashboard.js");
+        byte[] css = resource(RESOURCES + "dashboard.css");
+        routes.get(base + "/dashboard.js", ctx -> asset(ctx, "text/javascript; charset=utf-8", js));
+        routes.get(base + "/dashboard.css", ctx -> asset(ctx, "text/css; charset=utf-8", css));
+        routes.post(base + "/session", answer(this::login));
+        routes.get(base + "/session", answer(this::current));
+        routes.delete(base + "/session", answer(this::logout));
+
+        String api = base + "/api";
+        routes.get(api + "/overview", operator(ctx -> send(ctx, overview.get())));
+        routes.get(api + "/jobs", operator(ctx -> send(ctx, Map.of("items",
+                queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before")),
+                "page", Queries.PAGE))));
+        routes.post(api + "/jobs/{id}/retry", operator(ctx -> jobAction(ctx, true)));
+        routes.post(api + "/jobs/{id}/cancel", operator(ctx -> jobAction(ctx, false)));
+        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"))))));
+        routes.get(api + "/flows/{id}", operator(this::flow));
+        routes.get(api + "/ledger", operator(ctx -> {
+            List<Map<String, Object>> items = queries.ledger(param(ctx, "kind"), param(ctx, "state"));
+            items.forEach(Routes::explain);
+            send(ctx, Map.of("items", items, "long_claimed_minutes", LONG_CLAIMED.toMinutes()));
+        }));
+        routes.get(api + "/orphans", operator(ctx -> send(ctx, orphans.report())));
+        routes.post(api + "/orphans/scan", operator(ctx -> send(ctx, orphans.scanNow())));
+        routes.post(api + "/orphans/delete", operator(this::deleteOrphan));
+        for (Dashboard.Page p : pages) {
+            byte[] script = resource(p.script());
+            routes.get(base + "/pages/" + p.name() + ".js", ctx -> asset(ctx, "text/javascript; charset=utf-8", script));
+            routes.get(api + "/pages/" + p.name(), operator(p.data()));
+        }
+    }
+
+    // ---- authentication --------------------------------------------------------------------
+
+    static Dashboard.Operator operator(Context ctx) {
+        Dashboard.Operator o = ctx.attribute(OPERATOR);
+        if (o == null) {
+            throw new IllegalStateException(ctx.path() + " is not one of the dashboard's routes");
+        }
+        return o;
+    }
+
+    /** {@code handler} for an operator only: a live session (with its CSRF token on a change) or a bearer token. */
+    private Handler operator(Handler handler) {
+        return answer(ctx -> {
+            ctx.attribute(OPERATOR, authenticate(ctx));
+            ctx.header("Cache-Control", "no-store");
+            handler.handle(ctx);
+        });
+    }
+
+    private Dashboard.Operator authenticate(Context ctx) {
+        String authorization = ctx.header("Authorization");
+        if (authorization != null) {
+            if (!authorization.regionMatches(true, 0, "Bearer ", 0, 7) || authorization.length() <= 7) {
+                throw Problem.unauthorized("Send Authorization: Bearer <operator token>.");
+            }
+            return operators.authenticate(authorization.substring(7).strip())
+                    .orElseThrow(() -> Problem.unauthorized("This token is not an operator token."));
+        }
+        String csrf = ctx.header(Sessions.CSRF_HEADER);
+        Optional<Sessions.Session> s = live(ctx);
+        if (s.isEmpty()) {
+            if (csrf != null) {
+                throw Problem.csrf("This request has no live dashboard session: log in again.");
+            }
+            throw Problem.unauthorized("Log in: exchange an operator token at " + base + "/session.");
+        }
+        if (!safe(ctx) && !Sessions.csrfMatches(s.get(), csrf)) {
+            throw Problem.csrf("A dashboard session's request that changes something needs the " + Sessions.CSRF_HEADER
+                    + " header its session exchange returned.");
+        }
+        return new Dashboard.Operator(s.get().operatorId(), s.get().expiresAt());
+    }
+
+    private static boolean safe(Context ctx) {
+        String method = ctx.req().getMethod();
+        return method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
+    }
+
+    private Optional<Sessions.Session> live(Context ctx) {
+        String cookie = ctx.cookie(Sessions.COOKIE);
+        return cookie == null ? Optional.empty() : sessions.verify(cookie, Instant.now())
+                .filter(s -> operators.live(s.operatorId()));
+    }
+
+    /**
+     * Exchanges an operator token ({@code {"token": "..."}}) for a session cookie; answers the
+     * session's CSRF token and expiry. Only JSON is read, so a form on another site cannot post
+     * here without a CORS preflight.
+     */
+    private void login(Context ctx) {
+        String type = ctx.contentType();
+        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            throw new Problem(415, "Send the token as JSON: {\"token\": \"...\"}.");
+        }
+        JsonNode token = body(ctx).get("token");
+        if (token == null || !token.isTextual() || token.asText().isBlank() || token.asText().length() > 200) {
+            throw new Problem(422, "The token is required: an operator token.");
+        }
+        Dashboard.Operator op = operators.authenticate(token.asText().strip())
+                .orElseThrow(() -> Problem.unauthorized("This token is not an operator token."));
+        Sessions.Issued issued = sessions.issue(op.id(), op.expiresAt(), Instant.now());
+        long maxAge = Math.max(1, Duration.between(Instant.now(), issued.session().expiresAt()).getSeconds());
+        ctx.header("Set-Cookie", cookie(ctx, issued.cookie(), maxAge));
+        ctx.header("Cache-Control", "no-store");
+        log.info("dashboard session opened for operator {}", op.id());
+        send(ctx, session(issued.session()));
+    }
+
+    /** The live session's CSRF token and expiry (a reloaded page reads it again), or {@code "active": false}. */
+    private void current(Context ctx) {
+        Optional<Sessions.Session> s = live(ctx);
+        ctx.header("Cache-Control", "no-store");
+        send(ctx, s.isEmpty() ? Map.of("active", false) : session(s.get()));
+    }
+
+    /** Ends the session: the cookie is cleared and refused from now on. A live session must send its CSRF token. */
+    private void logout(Context ctx) {
+        Optional<Sessions.Session> s = live(ctx);
+        if (s.isPresent() && !Sessions.csrfMatches(s.get(), ctx.header(Sessions.CSRF_HEADER))) {
+            throw Problem.csrf("Logging out needs the " + Sessions.CSRF_HEADER + " header its session exchange returned.");
+        }
+        s.ifPresent(live -> sessions.end(live, Instant.now()));
+        ctx.header("Set-Cookie", cookie(ctx, "", 0));
+        ctx.header("Cache-Control", "no-store");
+        send(ctx, Map.of("ended", s.isPresent()));
+    }
+
+    private static Map<String, Object> session(Sessions.Session s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("active", true);
+        m.put("csrf_token", s.csrf());
+        m.put("expires_at", s.expiresAt().toString());
+        m.put("operator", s.operatorId());
+        return m;
+    }
+
+    /** The session cookie: HttpOnly, SameSite=Strict, for the dashboard's path only; Secure over https. */
+    private String cookie(Context ctx, String value, long maxAgeSeconds) {
+        boolean https = "https".equalsIgnoreCase(ctx.scheme()) || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"));
+        return Sessions.COOKIE + "=" + value + "; Path=" + base + "; Max-Age=" + maxAgeSeconds + "; HttpOnly; SameSite=Strict"
+                + (https ? "; Secure" : "");
+    }
+
+    // ---- actions ---------------------------------------------------------------------------
+
+    /** Retry now or cancel, with the reason the person gave; logged with the operator's id. */
+    private void jobAction(Context ctx, boolean retry) {
+        long id = pathId(ctx);
+        JsonNode reason = body(ctx).get("reason");
+        if (reason == null || !reason.isTextual() || reason.asText().isBlank()) {
+            throw new Problem(422, "Say why: a reason is required, and recorded with the action.");
+        }
+        String operator = operator(ctx).id();
+        String detail;
+        try {
+            detail = retry ? actions.retry(operator, id, reason.asText().strip())
+                    : actions.cancel(operator, id, reason.asText().strip());
+        } catch (NoSuchElementException e) {
+            throw new Problem(404, "There is no job " + id + ".");
+        } catch (IllegalArgumentException e) {
+            throw new Problem(422, e.getMessage());
+        }
+        log.info("job {} {} from the dashboard by operator {}: {}", id, retry ? "retry" : "cancel", operator, detail);
+        send(ctx, Map.of("detail", detail));
+    }
+
+    /**
+     * Deletes an orphan of this installation at its leaf, after checking again, now, that it is one
+     * (the scan the page showed may be minutes old: a flow may have claimed it since).
+     */
+    private void deleteOrphan(Context ctx) {
+        JsonNode body = body(ctx);
+        String kind = text(body, "kind");
+        String leafId = text(body, "leaf_id");
+        String operator = operator(ctx).id();
+        send(ctx, orphans.delete(kind, leafId, operator));
+    }
+
+    // ---- reads -----------------------------------------------------------------------------
+
+    private void flow(Context ctx) {
+        long id = pathId(ctx);
+        FlowView f = engine.flows().get(id).orElseThrow(() -> new Problem(404, "There is no flow " + id + "."));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("flow", flow(f));
+        out.put("history", engine.flows().history(id).stream().map(Routes::event).toList());
+        // in the order they run: the last registered (the latest step's) first; a payload is the job's input: not shown
+        List<Compensation> compensations = new java.util.ArrayList<>(engine.flows().compensations(id));
+        java.util.Collections.reverse(compensations);
+        out.put("compensations", compensations.stream().map(Routes::compensation).toList());
+        Map<String, List<Map<String, Object>>> parts = queries.flowParts(id);
+        parts.get("ledger").forEach(Routes::explain);
+        out.putAll(parts);
+        send(ctx, out);
+    }
+
+    private static Map<String, Object> flow(FlowView f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", f.id());
+        m.put("kind", f.kind());
+        m.put("subject", f.subject());
+        m.put("state", f.state().sql());
+        m.put("attention", f.attention());
+        m.put("failure_reason", f.failureReason());
+        m.put("deadline", iso(f.deadline()));
+        m.put("created_at", iso(f.createdAt()));
+        m.put("updated_at", iso(f.updatedAt()));
+        m.put("finished_at", iso(f.finishedAt()));
+        return m;
+    }
+
+    private static Map<String, Object> event(FlowEvent e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("at", iso(e.at()));
+        m.put("from", e.from() == null ? null : e.from().sql());
+        m.put("to", e.to().sql());
+        m.put("reason", e.reason());
+        return m;
+    }
+
+    private static Map<String, Object> compensation(Compensation c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.id());
+        m.put("kind", c.kind());
+        m.put("state", c.state());
+        m.put("attempts", c.attempts());
+        m.put("last_error", c.lastError());
+        m.put("created_at", iso(c.createdAt()));
+        m.put("finished_at", iso(c.finishedAt()));
+        return m;
+    }
+
+    private static String iso(Object time) {
+        return time == null ? null : time.toString();
+    }
+
+    /** Adds whether an entry is highlighted and what happens to it next. */
+    static void explain(Map<String, Object> e) {
+        String state = String.valueOf(e.get("state"));
+        Object updated = e.get("updated_at");
+        boolean stale = updated != null && Instant.parse(updated.toString()).isBefore(Instant.now().minus(LONG_CLAIMED));
+        e.put("highlight", state.equals("uncertain") || (state.equals("claimed") && stale));
+        e.put("next", switch (state) {
+            case "uncertain" -> "The leaf's answer was ambiguous. Once its job has ended, the reaper looks the resource up"
+                    + " by its natural key: found with our tag, it is confirmed (or torn down if the flow failed); absent, the"
+                    + " claim is released.";
+            case "claimed" -> stale ? "Claimed for over " + LONG_CLAIMED.toMinutes() + " minutes. If its job has ended, the"
+                    + " reaper looks it up at the leaf and confirms or releases it; if the job still runs, it is slow."
+                    : "Its job is creating it now.";
+            case "deleting" -> "Teardown is deleting it; deleting what is already gone succeeds, so a retry finishes it.";
+            default -> null;
+        });
+    }
+
+    // ---- plumbing --------------------------------------------------------------------------
+
+    /** Runs {@code handler}, answering a {@link Problem} it throws as an RFC 9457 problem. */
+    private Handler answer(Handler handler) {
+        return ctx -> {
+            try {
+                handler.handle(ctx);
+            } catch (Problem p) {
+                Map<String, Object> b = new LinkedHashMap<>();
+                b.put("type", "about:blank");
+                b.put("title", p.title());
+                b.put("status", p.status());
+                b.put("detail", p.getMessage());
+                if (p.status() == 401) {
+                    ctx.header("WWW-Authenticate", "Bearer realm=\"converge-dashboard\"");
+                }
+                ctx.header("Cache-Control", "no-store");
+                ctx.status(p.status()).contentType("application/problem+json")
+                        .result(json.writeValueAsBytes(b));
+            }
+        };
+    }
+
+    private void send(Context ctx, Object body) {
+        try {
+            ctx.contentType("application/json").result(json.writeValueAsBytes(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the dashboard's answer does not serialize", e);
+        }
+    }
+
+    private JsonNode body(Context ctx) {
+        try {
+            JsonNode n = json.readTree(ctx.body());
+            if (n == null || !n.isObject()) {
+                throw new Problem(400, "Send a JSON object.");
+            }
+            return n;
+        } catch (JsonProcessingException e) {
+            throw new Problem(400, "The body is not JSON.");
+        }
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || !v.isTextual() || v.asText().isBlank()) {
+            throw new Problem(422, field + " is required.");
+        }
+        return v.asText();
+    }
+
+    private static long pathId(Context ctx) {
+        try {
+            long id = Long.parseLong(ctx.pathParam("id"));
+            if (id > 0) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new Problem(404, "No such id: " + ctx.pathParam("id") + ".");
+    }
+
+    private static String param(Context ctx, String name) {
+        String v = ctx.queryParam(name);
+        return v == null || v.isBlank() ? null : v.strip();
+    }
+
+    private static Long longParam(Context ctx, String name) {
+        String v = param(ctx, name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new Problem(400, name + " must be an id.");
+        }
+    }
+
+    private static void asset(Context ctx, String type, byte[] body) {
+        ctx.contentType(type).header("Content-Security-Policy", CSP).header("X-Content-Type-Options", "nosniff")
+                .header("Referrer-Policy", "no-referrer").header("Cache-Control", "no-cache").result(body);
+    }
+
+    /** The page, with the mount path and the application's pages (their nav entries and scripts) written in. */
+    private byte[] page() {
+        String html = new String(resource(RESOURCES + "index.html"), StandardCharsets.UTF_8);
+        StringBuilder nav = new StringBuilder();
+        StringBuilder scripts = new StringBuilder();
+        for (Dashboard.Page p : pages) {
+            nav.append("      <a href=\"#").append(p.name()).append("\">").append(escape(p.title())).append("</a>\n");
+            scripts.append("  <script src=\"").append(base).append("/pages/").append(p.name()).append(".js\" defer></script>\n");
+        }
+        return html.replace("      <!-- pages -->\n", nav.toString()).replace("  <!-- scripts -->\n", scripts.toString())
+                .replace("{{base}}", base).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    private static byte[] resource(String name) {
+        ClassLoader[] loaders = {Routes.class.getClassLoader(), Thread.currentThread().getContextClassLoader()};
+        for (ClassLoader loader : loaders) {
+            if (loader == null) {
+                continue;
+            }
+            try (InputStream in = loader.getResourceAsStream(name)) {
+                if (in != null) {
+                    return in.readAllBytes();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("the dashboard asset " + name + " is missing from the classpath");
+    }
+}
