@@ -1,8 +1,7 @@
-package dev.converge.provisioning.dashboard;
+package dev.converge.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.converge.provisioning.Provisioning;
 import dev.converge.store.Store;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
@@ -17,12 +16,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The dashboard's SQL on both stores: the same rows give the same counts, lists and highlights. */
-class DashboardQueriesTest {
+class QueriesTest {
 
     @Test
     void onH2() {
         try (Store store = TestStores.h2(true, EngineClock.database())) {
-            Provisioning.migrate(store);
             check(store);
         }
     }
@@ -31,7 +29,6 @@ class DashboardQueriesTest {
     void onPostgres() {
         try (ScratchDatabase db = ScratchDatabase.create("cv_dashboard");
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 4)) {
-            Provisioning.migrate(store);
             check(store);
         }
     }
@@ -57,7 +54,7 @@ class DashboardQueriesTest {
             ledger(c, "git.repository", "k4", flow, "claimed", now);
             return null;
         });
-        DashboardQueries q = new DashboardQueries(store, Duration.ofMinutes(5));
+        Queries q = new Queries(store, Duration.ofMinutes(5));
 
         store.withConnection(c -> {
             assertThat(q.jobsByQueue(c)).isEqualTo(Map.of("default", Map.of("succeeded", 3L, "failed", 1L),
@@ -71,7 +68,7 @@ class DashboardQueriesTest {
             }
             assertThat(ok).as("the last hour only").isEqualTo(2);
             assertThat(bad).isEqualTo(1);
-            assertThat(series[DashboardQueries.BUCKETS - 1][1]).as("the newest bucket holds the newest failure").isEqualTo(1);
+            assertThat(series[Queries.BUCKETS - 1][1]).as("the newest bucket holds the newest failure").isEqualTo(1);
             assertThat(q.byState(c, "cv_flow")).isEqualTo(Map.of("needs_attention", 1L, "succeeded", 1L));
             assertThat(q.ledgerByKind(c)).isEqualTo(Map.of("license", Map.of("uncertain", 1L, "claimed", 1L),
                     "git.repository", Map.of("confirmed", 1L, "claimed", 1L)));
@@ -114,7 +111,7 @@ class DashboardQueriesTest {
     private static void insert(Connection c, String sql, Object... args) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i] instanceof Instant t ? DashboardQueries.at(t) : args[i]);
+                ps.setObject(i + 1, args[i] instanceof Instant t ? Queries.at(t) : args[i]);
             }
             ps.executeUpdate();
         }
