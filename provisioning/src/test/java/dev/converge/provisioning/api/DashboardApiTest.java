@@ -71,9 +71,10 @@ class DashboardApiTest {
 
     @Test
     void theOverviewCountsJobsPerQueueFlowsSitesAndTheLedger() {
-        JsonNode o = read("/v1/dashboard/overview");
-        assertThat(o.get("sites").get("active").asLong()).isGreaterThanOrEqualTo(1);
-        assertThat(o.get("sites").get("failed").asLong()).isGreaterThanOrEqualTo(1);
+        JsonNode o = read("/ui/api/overview");
+        JsonNode sites = read("/ui/api/pages/sites").get("states");
+        assertThat(sites.get("active").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(sites.get("failed").asLong()).isGreaterThanOrEqualTo(1);
         assertThat(o.get("flows").get("succeeded").asLong()).isGreaterThanOrEqualTo(1);
         assertThat(o.get("flows").get("failed").asLong()).isGreaterThanOrEqualTo(1);
         List<String> queues = new ArrayList<>();
@@ -97,7 +98,7 @@ class DashboardApiTest {
     @Test
     void aFlowsTimelineShowsItsTransitionsJobsAndTheLedgerEntriesItCreatedButNoPayload() {
         long flow = flowOf(okSite);
-        ApiClient.Reply r = api.client.get("/v1/dashboard/flows/" + flow, operator);
+        ApiClient.Reply r = api.client.get("/ui/api/flows/" + flow, operator);
         assertThat(r.status()).isEqualTo(200);
         JsonNode f = r.json();
         assertThat(f.get("flow").get("state").asText()).isEqualTo("succeeded");
@@ -123,11 +124,11 @@ class DashboardApiTest {
         });
         assertThat(r.body()).doesNotContain(payload).doesNotContain(tenant.token()).doesNotContain(operator);
 
-        JsonNode failed = read("/v1/dashboard/flows/" + flowOf(failedSite));
+        JsonNode failed = read("/ui/api/flows/" + flowOf(failedSite));
         assertThat(failed.get("flow").get("state").asText()).isEqualTo("failed");
         assertThat(failed.get("history").toString()).contains("compensating");
-        assertThat(api.client.get("/v1/dashboard/flows/987654", operator).status()).isEqualTo(404);
-        assertThat(api.client.get("/v1/dashboard/flows/x", operator).status()).isEqualTo(400);
+        assertThat(api.client.get("/ui/api/flows/987654", operator).status()).isEqualTo(404);
+        assertThat(api.client.get("/ui/api/flows/x", operator).status()).isEqualTo(404);
     }
 
     @Test
@@ -138,13 +139,13 @@ class DashboardApiTest {
         api.update("UPDATE cv_flow SET state = 'needs_attention', attention = 'the license may exist: check the license service'"
                 + " WHERE id = ?", flow);
         try {
-            JsonNode items = read("/v1/dashboard/flows").get("items");
+            JsonNode items = read("/ui/api/flows").get("items");
             assertThat(items.get(0).get("id").asLong()).isEqualTo(flow);
             assertThat(items.get(0).get("attention").asText()).contains("check the license service");
             List<Long> ids = new ArrayList<>();
             items.forEach(i -> ids.add(i.get("id").asLong()));
             assertThat(ids).contains(other);
-            JsonNode only = read("/v1/dashboard/flows?state=failed").get("items");
+            JsonNode only = read("/ui/api/flows?state=failed").get("items");
             only.forEach(i -> assertThat(i.get("state").asText()).isEqualTo("failed"));
             assertThat(only.size()).isPositive();
         } finally {
@@ -154,19 +155,19 @@ class DashboardApiTest {
 
     @Test
     void jobsAreFilteredAndPaged() {
-        JsonNode all = read("/v1/dashboard/jobs").get("items");
+        JsonNode all = read("/ui/api/jobs").get("items");
         assertThat(all.size()).isPositive();
         long newest = all.get(0).get("id").asLong();
-        JsonNode older = read("/v1/dashboard/jobs?before=" + newest).get("items");
+        JsonNode older = read("/ui/api/jobs?before=" + newest).get("items");
         older.forEach(j -> assertThat(j.get("id").asLong()).isLessThan(newest));
         String queue = all.get(0).get("queue").asText();
-        read("/v1/dashboard/jobs?state=succeeded&queue=" + queue).get("items").forEach(j -> {
+        read("/ui/api/jobs?state=succeeded&queue=" + queue).get("items").forEach(j -> {
             assertThat(j.get("state").asText()).isEqualTo("succeeded");
             assertThat(j.get("queue").asText()).isEqualTo(queue);
             assertThat(j.has("epoch")).isTrue();
         });
-        assertThat(read("/v1/dashboard/jobs?type=no-such-type").get("items").size()).isZero();
-        assertThat(api.client.get("/v1/dashboard/jobs?before=abc", operator).status()).isEqualTo(400);
+        assertThat(read("/ui/api/jobs?type=no-such-type").get("items").size()).isZero();
+        assertThat(api.client.get("/ui/api/jobs?before=abc", operator).status()).isEqualTo(400);
     }
 
     @Test
@@ -174,7 +175,7 @@ class DashboardApiTest {
         long entry = api.count("SELECT MIN(id) FROM cv_ledger WHERE flow_id = ?", flowOf(okSite));
         api.update("UPDATE cv_ledger SET state = 'uncertain' WHERE id = ?", entry);
         try {
-            JsonNode items = read("/v1/dashboard/ledger").get("items");
+            JsonNode items = read("/ui/api/ledger").get("items");
             JsonNode e = null;
             for (JsonNode i : items) {
                 if (i.get("id").asLong() == entry) {
@@ -185,8 +186,8 @@ class DashboardApiTest {
             assertThat(e.get("highlight").asBoolean()).isTrue();
             assertThat(e.get("next").asText()).contains("reaper");
             assertThat(e.has("data")).isFalse();
-            await().atMost(Duration.ofSeconds(10)).until(() -> read("/v1/dashboard/overview").get("uncertain").asLong() >= 1);
-            JsonNode confirmed = read("/v1/dashboard/ledger?state=confirmed").get("items");
+            await().atMost(Duration.ofSeconds(10)).until(() -> read("/ui/api/overview").get("uncertain").asLong() >= 1);
+            JsonNode confirmed = read("/ui/api/ledger?state=confirmed").get("items");
             confirmed.forEach(i -> assertThat(i.get("state").asText()).isEqualTo("confirmed"));
             assertThat(confirmed.size()).isPositive();
         } finally {
@@ -200,16 +201,16 @@ class DashboardApiTest {
         String ours = repos.create(new CreateRequest(ApiHarness.subdomain("stray-ours"),
                 dev.converge.ledger.Ledger.defaultTagFor(dev.converge.provisioning.site.Site.subjectOf(okSite)), null, Map.of())).leafId();
         String nobodys = repos.create(new CreateRequest(ApiHarness.subdomain("stray-nobodys"), null, null, Map.of())).leafId();
-        String path = "/v1/dashboard/orphans/delete";
+        String path = "/ui/api/orphans/delete";
         String body = "{\"kind\":\"" + SiteResources.REPOSITORY + "\",\"leaf_id\":\"" + ours + "\"}";
 
-        assertThat(api.client.post(path, tenant.token(), body).status()).as("a tenant's token").isEqualTo(403);
+        assertThat(api.client.post(path, tenant.token(), body).status()).as("a tenant's token").isEqualTo(401);
         assertThat(api.client.post(path, null, body).status()).isEqualTo(401);
         assertThat(leafIdsOfOrphans()).contains(ours, nobodys);
 
         ApiClient.Reply r = api.client.post(path, operator, body);
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
-        assertThat(r.json().get("site_id").asLong()).isEqualTo(okSite);
+        assertThat(r.json().get("subject").asText()).isEqualTo(dev.converge.provisioning.site.Site.subjectOf(okSite));
         assertThat(leafIdsOfOrphans()).as("gone from the leaf").doesNotContain(ours).contains(nobodys);
         assertThat(api.client.post(path, operator, body).status()).as("no longer an orphan").isEqualTo(404);
 
@@ -241,10 +242,10 @@ class DashboardApiTest {
 
     @Test
     void onlyTheOperatorReadsTheDashboardData() {
-        for (String path : List.of("/v1/dashboard/overview", "/v1/dashboard/jobs", "/v1/dashboard/flows",
-                "/v1/dashboard/ledger", "/v1/dashboard/flows/" + flowOf(okSite))) {
+        for (String path : List.of("/ui/api/overview", "/ui/api/jobs", "/ui/api/flows",
+                "/ui/api/ledger", "/ui/api/orphans", "/ui/api/pages/sites", "/ui/api/flows/" + flowOf(okSite))) {
             assertThat(api.client.get(path, null).status()).as(path).isEqualTo(401);
-            assertThat(api.client.get(path, tenant.token()).status()).as(path).isEqualTo(403);
+            assertThat(api.client.get(path, tenant.token()).status()).as("a tenant's token: " + path).isEqualTo(401);
         }
     }
 

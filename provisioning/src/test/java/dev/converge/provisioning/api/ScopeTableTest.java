@@ -32,6 +32,12 @@ class ScopeTableTest {
     /** route -> the scopes that may call it (empty: no token needed). DELETE last: it removes the site. */
     private static final Map<String, Set<Scope>> TABLE = new LinkedHashMap<>();
 
+    /** The dashboard's JSON: its own check, the operator token (or its session) only; any other token is unknown to it. */
+    private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/flows",
+            "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
+            "POST /ui/api/orphans/delete", "POST /ui/api/jobs/{id}/retry", "POST /ui/api/jobs/{id}/cancel",
+            "GET /ui/api/pages/sites", "GET /ui/pages/sites.js");
+
     static {
         TABLE.put("GET /health", PUBLIC);
         TABLE.put("GET /openapi.json", PUBLIC);
@@ -40,13 +46,6 @@ class ScopeTableTest {
         TABLE.put("GET /ui", PUBLIC);
         TABLE.put("GET /ui/dashboard.js", PUBLIC);
         TABLE.put("GET /ui/dashboard.css", PUBLIC);
-        TABLE.put("GET /v1/dashboard/overview", EnumSet.of(Scope.OPERATOR));
-        TABLE.put("GET /v1/dashboard/jobs", EnumSet.of(Scope.OPERATOR));
-        TABLE.put("GET /v1/dashboard/flows", EnumSet.of(Scope.OPERATOR));
-        TABLE.put("GET /v1/dashboard/flows/{id}", EnumSet.of(Scope.OPERATOR)); // the first site's flow has its id
-        TABLE.put("GET /v1/dashboard/ledger", EnumSet.of(Scope.OPERATOR));
-        TABLE.put("POST /v1/dashboard/orphans/delete", EnumSet.of(Scope.OPERATOR));
-        TABLE.put("GET /v1/dashboard/sites", EnumSet.of(Scope.OPERATOR));
         // the session exchange takes the operator token in its body, never a bearer header; no session is an answer
         TABLE.put("POST /ui/session", PUBLIC);
         TABLE.put("GET /ui/session", PUBLIC);
@@ -105,7 +104,29 @@ class ScopeTableTest {
     void theTableNamesEveryRouteTheServerServes() {
         Set<String> served = new TreeSet<>(api.server.routes());
         served.add("POST /mcp"); // a servlet beside Javalin's routes
-        assertThat(served).isEqualTo(new TreeSet<>(TABLE.keySet()));
+        Set<String> named = new TreeSet<>(TABLE.keySet());
+        named.addAll(DASHBOARD);
+        assertThat(served).isEqualTo(named);
+    }
+
+    @Test
+    void theDashboardAdmitsTheOperatorOnly() {
+        List<String> failures = new ArrayList<>();
+        for (String route : DASHBOARD) {
+            if (route.endsWith(".js")) {
+                expect(failures, route, "no token", call(route, null).status() == 200, call(route, null));
+                continue;
+            }
+            ApiClient.Reply anonymous = call(route, null);
+            expect(failures, route, "no token", anonymous.status() == 401
+                    && anonymous.header("Content-Type").startsWith("application/problem+json"), anonymous);
+            for (Scope scope : EnumSet.allOf(Scope.class)) {
+                ApiClient.Reply r = call(route, TOKENS.get(scope));
+                expect(failures, route, scope.sql(), scope == Scope.OPERATOR ? r.status() < 500 && r.status() != 401
+                        && r.status() != 403 : r.status() == 401, r);
+            }
+        }
+        assertThat(failures).isEmpty();
     }
 
     @Test
