@@ -180,7 +180,7 @@
           table(['kind', 'states'], Object.entries(o.ledger).map(([k, m]) => [k,
             el('span', {}, Object.entries(m).map(([s, c]) => el('span', {}, state(s), ' ' + c + ' ')))]))),
         el('div', { class: 'card', 'data-testid': 'orphans' }, el('h3', {}, 'Orphans'),
-          orphanScan === null ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
+          orphanScan === null || !orphanScan.as_of ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
             el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
               ' tagged as ours, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
         el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
@@ -233,7 +233,8 @@
         String(j.id), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
         j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
         j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
-        j.last_error ? el('details', {}, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)), el('pre', {}, j.last_error)) : '',
+        j.last_error ? el('details', { 'data-key': 'error-' + j.id }, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)),
+          el('pre', {}, j.last_error)) : '',
         jobActions(j),
       ]), (i) => ({ 'data-job': r.items[i].id })),
       r.items.length === 50 ? el('p', {}, el('a', { href: '#jobs?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older jobs'))
@@ -320,6 +321,10 @@
       return [el('h2', {}, 'Orphans'), el('p', {}, e.message),
         el('button', { type: 'button', id: 'scan-orphans', onclick: scanOrphans }, 'List the leaves now')];
     }
+    if (!r.as_of) {
+      return [el('h2', {}, 'Orphans'), el('p', { class: 'muted' }, 'The first scan of the leaves has not finished yet. ',
+        el('button', { type: 'button', id: 'scan-orphans', onclick: scanOrphans }, 'List the leaves now'))];
+    }
     return [
       el('h2', {}, 'Orphans'),
       el('p', { class: 'muted' }, 'Resources at the leaves that no ledger entry owns, from the scan of ', time(r.as_of),
@@ -379,6 +384,9 @@
       // a poll that brings nothing new leaves the page alone: a button the user is about to press stays the same button
       const fresh = document.createElement('div');
       fresh.replaceChildren(...nodes.filter((n) => n));
+      // what the person opened (a stack trace) stays open across polls
+      const open = new Set([...target.querySelectorAll('details[open][data-key]')].map((d) => d.dataset.key));
+      for (const d of fresh.querySelectorAll('details[data-key]')) if (open.has(d.dataset.key)) d.open = true;
       if (fresh.innerHTML !== target.innerHTML) target.replaceChildren(...fresh.childNodes);
       $('status').textContent = 'Updated ' + new Date().toLocaleTimeString();
     } catch (e) {

@@ -251,7 +251,7 @@ class DashboardApiTest {
 
     @Test
     void thePageAndItsAssetsComeFromTheJarWithAStrictContentSecurityPolicy() {
-        for (String path : List.of("/ui", "/ui/dashboard.js", "/ui/dashboard.css")) {
+        for (String path : List.of("/ui", "/ui/dashboard.js", "/ui/dashboard.css", "/ui/pages/sites.js")) {
             ApiClient.Reply r = api.client.get(path, null);
             assertThat(r.status()).as(path).isEqualTo(200);
             assertThat(r.header("Content-Security-Policy")).contains("script-src 'self'").doesNotContain("unsafe-inline");
@@ -259,6 +259,10 @@ class DashboardApiTest {
                     .doesNotContain("@import").doesNotContain("url(http");
         }
         assertThat(api.client.get("/ui", null).header("Content-Type")).startsWith("text/html");
-        assertThat(api.client.get("/ui/dashboard.js", null).body()).doesNotContain("innerHTML");
+        for (String script : List.of("/ui/dashboard.js", "/ui/pages/sites.js")) {
+            assertThat(api.client.get(script, null).body()).as("no markup parsed from strings in " + script)
+                    .doesNotContainPattern("innerHTML\\s*\\+?=(?!=)").doesNotContain("insertAdjacentHTML")
+                    .doesNotContain("outerHTML");
+        }
     }
 }

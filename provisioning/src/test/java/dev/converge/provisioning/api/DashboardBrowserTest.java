@@ -105,8 +105,9 @@ class DashboardBrowserTest {
         shot("login");
         browser.findElement(By.id("login-submit")).click();
 
-        assertThat(wait.until(d -> text(wait, By.cssSelector("[data-testid=flows] [data-count=needs_attention]"))))
-                .isEqualTo("1");
+        By attentionCount = By.cssSelector("[data-testid=flows] [data-count=needs_attention]");
+        wait.until(ExpectedConditions.presenceOfElementLocated(attentionCount));
+        assertThat(text(wait, attentionCount)).isEqualTo("1");
         String attention = text(wait, By.id("attention"));
         assertThat(attention).contains("1 flow(s) need a person").contains("check the license service");
         assertThat(browser.getPageSource()).as("the token is kept, never rendered").doesNotContain(operator);

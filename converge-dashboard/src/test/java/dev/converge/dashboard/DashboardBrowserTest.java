@@ -1,0 +1,188 @@
+package dev.converge.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real browser, mounted by an application other than ours ({@link EmbeddedApp}):
+ * Debian's chromium, headless, driven by its chromedriver (both from apt; nothing is downloaded).
+ * One operator logs in once; each test opens a view while the page polls: a failed job's stack
+ * trace, a failed flow's compensations in the order they ran, an uncertain ledger entry
+ * highlighted, an orphan appearing once a leaf holds a resource no entry owns, and the
+ * application's own page. Every element is read and clicked again if a poll replaced it.
+ * Screenshots go to {@code target/dashboard-screenshots}.
+ */
+class DashboardBrowserTest {
+    private static final File CHROMIUM = new File("/usr/bin/chromium");
+    private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+    private static final Path SHOTS = Path.of("target", "dashboard-screenshots");
+
+    private static EmbeddedApp app;
+    private static WebDriver browser;
+    private static WebDriverWait wait;
+
+    @BeforeAll
+    static void start() {
+        boolean present = CHROMIUM.canExecute() && CHROMEDRIVER.canExecute();
+        if (!present && "true".equals(System.getenv("CI"))) {
+            throw new AssertionError("CI needs chromium and chromium-driver (.ci/run installs them with apt-get)");
+        }
+        Assumptions.assumeTrue(present, "chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)");
+        app = new EmbeddedApp();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1000");
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
+        browser.get(app.base());
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(EmbeddedApp.TOKEN);
+        browser.findElement(By.id("login-submit")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    @AfterEach
+    void noConsoleErrors() {
+        List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
+        assertThat(errors).as("console errors").isEmpty();
+    }
+
+    @Test
+    void aFailedJobShowsItsStackTrace() throws IOException {
+        long job = app.failedJob("order-41");
+        open("jobs?state=failed");
+        By summary = By.cssSelector("tr[data-job='" + job + "'] details summary");
+        wait.until(ExpectedConditions.presenceOfElementLocated(summary));
+        assertThat(text(summary)).contains("IllegalStateException: the card service is down: order-41");
+        click(summary);
+        By trace = By.cssSelector("tr[data-job='" + job + "'] details[open] pre");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(trace));
+        sleep(Duration.ofMillis(2500)); // a poll or two: what the person opened stays open
+        assertThat(text(trace)).contains("the card service is down: order-41").contains("at dev.converge.");
+        shot("job-stack-trace");
+    }
+
+    @Test
+    void aFlowThatFailedShowsItsCompensationInOrder() throws IOException {
+        long flow = app.failedFlow("order-42");
+        open("flow/" + flow);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "Compensations, in the order they run"));
+        By rows = By.cssSelector("tr[data-compensation]");
+        List<String> order = wait.ignoring(StaleElementReferenceException.class).until(d -> {
+            List<WebElement> found = d.findElements(rows);
+            return found.size() == 2 ? found.stream().map(WebElement::getText).toList() : null;
+        });
+        assertThat(order.get(0)).startsWith("1 ").contains("shop.undo").contains("done");
+        assertThat(order.get(1)).startsWith("2 ").contains("shop.undo").contains("done");
+        long first = Long.parseLong(order.get(0).split(" ")[1]);
+        long second = Long.parseLong(order.get(1).split(" ")[1]);
+        assertThat(first).as("the latest step's undo runs first").isGreaterThan(second);
+        assertThat(app.undone).containsSubsequence("undo pack", "undo reserve");
+        assertThat(text(By.id("view"))).contains("Flow " + flow + ": order order-42").contains("compensating")
+                .contains("no courier takes this parcel");
+        shot("flow-compensations");
+    }
+
+    @Test
+    void anUncertainLedgerEntryIsHighlighted() throws IOException {
+        long entry = app.uncertainEntry("box-42");
+        open("ledger");
+        By row = By.cssSelector("tr.highlight[data-entry='" + entry + "']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(row));
+        assertThat(text(row)).contains("box-42").contains("uncertain").contains("the reaper looks the resource up");
+        shot("ledger-uncertain");
+    }
+
+    @Test
+    void orphansAppearAfterALeafGetsAnUntrackedResource() throws IOException {
+        open("orphans");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("scan-orphans")));
+        String stray = app.orphan("box-stray-42");
+        click(By.id("scan-orphans"));
+        By row = By.cssSelector("tr[data-orphan-row='" + stray + "']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(row));
+        assertThat(text(row)).contains("box-stray-42").contains("order-box-stray-42");
+        shot("orphans");
+    }
+
+    @Test
+    void theApplicationsOwnPageIsInTheNavigation() {
+        click(By.cssSelector("nav a[href='#hello']"));
+        wait.until(ExpectedConditions.textToBe(By.id("hello"), "Hello, operator ops-1"));
+        assertThat(browser.findElement(By.cssSelector("nav a[href='#hello']")).getAttribute("aria-current")).isEqualTo("page");
+    }
+
+    private static void open(String view) {
+        ((JavascriptExecutor) browser).executeScript("location.hash = arguments[0];", view);
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The text of what {@code what} finds, read again when a poll replaced the element between finding and reading. */
+    private static String text(By what) {
+        return wait.ignoring(StaleElementReferenceException.class).until(d -> d.findElement(what).getText());
+    }
+
+    /** Clicks what the page may redraw (it polls) between finding and clicking: found again if it went stale. */
+    private static void click(By what) {
+        wait.ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(what).click();
+            return true;
+        });
+    }
+
+    private static void shot(String name) throws IOException {
+        Files.createDirectories(SHOTS);
+        Files.write(SHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+}
