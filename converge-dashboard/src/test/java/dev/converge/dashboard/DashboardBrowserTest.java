@@ -123,6 +123,8 @@ class DashboardBrowserTest {
         assertThat(app.undone).containsSubsequence("undo pack", "undo reserve");
         assertThat(text(By.id("view"))).contains("Flow " + flow + ": order order-42").contains("compensating")
                 .contains("no courier takes this parcel");
+        wait.ignoring(StaleElementReferenceException.class).until(d -> ((JavascriptExecutor) d).executeScript(
+                "arguments[0].scrollIntoView({block: 'center'}); return true;", d.findElement(rows)));
         shot("flow-compensations");
     }
 
