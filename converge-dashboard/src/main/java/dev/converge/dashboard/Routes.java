@@ -338,7 +338,7 @@ final class Routes {
                 handler.handle(ctx);
             } catch (Problem p) {
                 Map<String, Object> b = new LinkedHashMap<>();
-                b.put("type", "about:blank");
+                b.put("type", p.type());
                 b.put("title", p.title());
                 b.put("status", p.status());
                 b.put("detail", p.getMessage());
@@ -364,11 +364,11 @@ final class Routes {
         try {
             JsonNode n = json.readTree(ctx.body());
             if (n == null || !n.isObject()) {
-                throw new Problem(400, "Send a JSON object.");
+                throw new Problem(400, "invalid-body", "Send a JSON object.");
             }
             return n;
         } catch (JsonProcessingException e) {
-            throw new Problem(400, "The body is not JSON.");
+            throw new Problem(400, "malformed-json", "The body is not JSON.");
         }
     }
 

@@ -163,6 +163,7 @@ class DashboardSessionTest {
             ApiClient.Reply noCsrf = as(s, "POST", path, null, body);
             assertThat(noCsrf.status()).as(path + " " + noCsrf).isEqualTo(403);
             assertThat(noCsrf.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(noCsrf.problem()).isEqualTo("csrf-token");
             assertThat(as(s, "POST", path, "not-the-token", body).status()).as(path + " wrong token").isEqualTo(403);
             ApiClient.Reply noCookie = as(null, "POST", path, s.csrf(), body);
             assertThat(noCookie.status()).as(path + " no cookie " + noCookie).isEqualTo(403);
