@@ -145,7 +145,10 @@ class DashboardEmbeddingTest {
 
         String reason = "{\"reason\":\"the card service is back\"}";
         List<Integer> refused = new ArrayList<>();
-        refused.add(send("POST", "/api/jobs/" + job + "/retry", reason, "Cookie", s.cookie()).status());
+        Reply noCsrf = send("POST", "/api/jobs/" + job + "/retry", reason, "Cookie", s.cookie());
+        assertThat(noCsrf.type()).startsWith("application/problem+json");
+        assertThat(noCsrf.json().get("type").asText()).isEqualTo("https://converge.dev/problems/csrf-token");
+        refused.add(noCsrf.status());
         refused.add(send("POST", "/api/jobs/" + job + "/retry", reason, "Cookie", s.cookie(), "X-CSRF-Token", "forged").status());
         refused.add(send("POST", "/api/jobs/" + job + "/retry", reason, "X-CSRF-Token", s.csrf()).status());
         assertThat(refused).as("without the cookie, without or with a wrong CSRF token").containsExactly(403, 403, 403);
