@@ -2,6 +2,7 @@ package dev.converge.provisioning;
 
 import dev.converge.crash.CrashPlan;
 import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.flow.StepHandlers;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -16,7 +17,7 @@ import java.util.Objects;
  */
 public record NodeOptions(String nodeId, int concurrency, boolean watchdog, boolean reaper, Duration lease,
         Duration poll, Duration maintenanceEvery, Duration reapOlderThan, SiteJobs jobs, CrashPlan crashPlan,
-        boolean naive, Duration purgeEvery) {
+        StepHandlers stepHandlers, Duration purgeEvery) {
 
     public NodeOptions {
         if (concurrency < 0 || concurrency > 500) {
@@ -36,51 +37,51 @@ public record NodeOptions(String nodeId, int concurrency, boolean watchdog, bool
     /** A full node: serves and works with production timings. */
     public static NodeOptions defaults() {
         return new NodeOptions(null, 16, true, true, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5),
-                Duration.ofMinutes(5), SiteJobs.defaults(), CrashPlan.NONE, false, ExpiredPurge.DEFAULT_EVERY);
+                Duration.ofMinutes(5), SiteJobs.defaults(), CrashPlan.NONE, null, ExpiredPurge.DEFAULT_EVERY);
     }
 
     public NodeOptions withConcurrency(int n) {
         return new NodeOptions(nodeId, n, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
-                jobs, crashPlan, naive, purgeEvery);
+                jobs, crashPlan, stepHandlers, purgeEvery);
     }
 
     public NodeOptions withNodeId(String id) {
         return new NodeOptions(id, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
-                jobs, crashPlan, naive, purgeEvery);
+                jobs, crashPlan, stepHandlers, purgeEvery);
     }
 
     public NodeOptions withMaintenance(boolean watchdogOn, boolean reaperOn) {
         return new NodeOptions(nodeId, concurrency, watchdogOn, reaperOn, lease, poll, maintenanceEvery, reapOlderThan, jobs,
-                crashPlan, naive, purgeEvery);
+                crashPlan, stepHandlers, purgeEvery);
     }
 
     public NodeOptions withTimings(Duration leaseTime, Duration pollEvery, Duration maintenance, Duration reapAfter) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, leaseTime, pollEvery, maintenance, reapAfter, jobs,
-                crashPlan, naive, purgeEvery);
+                crashPlan, stepHandlers, purgeEvery);
     }
 
     public NodeOptions withJobs(SiteJobs j) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
-                j, crashPlan, naive, purgeEvery);
+                j, crashPlan, stepHandlers, purgeEvery);
     }
 
     /**
-     * Chaos runs only: the site steps written the naive way (no ledger, no claim, no token,
-     * optimistic state). Never for real use: it exists to prove the checker can see the damage.
+     * Handlers registered in place of the site steps' create, welcome and confirm handlers; null
+     * (the default, and always in the service) for the steps' own. The proof's naive steps come in here.
      */
-    public NodeOptions withNaiveSteps(boolean on) {
+    public NodeOptions withStepHandlers(StepHandlers handlers) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs,
-                crashPlan, on, purgeEvery);
+                crashPlan, handlers, purgeEvery);
     }
 
     /** How often the recurring job that deletes expired idempotency keys and approvals runs (default 10 minutes). */
     public NodeOptions withPurgeEvery(Duration every) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan, jobs,
-                crashPlan, naive, every);
+                crashPlan, stepHandlers, every);
     }
 
     public NodeOptions withCrashPlan(CrashPlan plan) {
         return new NodeOptions(nodeId, concurrency, watchdog, reaper, lease, poll, maintenanceEvery, reapOlderThan,
-                jobs, plan, naive, purgeEvery);
+                jobs, plan, stepHandlers, purgeEvery);
     }
 }

@@ -49,7 +49,8 @@ public final class Provisioning implements AutoCloseable {
         this.jobs = node.jobs();
         SiteStore siteStore = new SiteStore(Dialect.of(store));
         Receipts receipts = new Receipts(config, resources);
-        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
+        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts)
+                .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
         Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters)
                 .installation(config.tags().installation());

@@ -1,6 +1,5 @@
 package dev.converge.provisioning;
 
-import dev.converge.provisioning.embedded.EmbeddedLeaves;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
@@ -13,7 +12,7 @@ import java.time.Duration;
  * working node with test-speed timings. Close it to stop everything.
  */
 public final class ProvisioningFixture implements AutoCloseable {
-    private final EmbeddedLeaves leaves;
+    private final LocalLeaves leaves;
     private final Store store;
     private final Provisioning service;
     private final boolean ownLeaves;
@@ -28,12 +27,12 @@ public final class ProvisioningFixture implements AutoCloseable {
 
     /** With the chat model the assistant's turns use. */
     public ProvisioningFixture(Duration trialWindow, dev.converge.provisioning.assistant.ModelSettings model) {
-        this(EmbeddedLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
+        this(LocalLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
     }
 
     /** With the recurring purge of expired idempotency keys and approvals every {@code purgeEvery}. */
     public ProvisioningFixture(Duration trialWindow, Duration purgeEvery) {
-        this(EmbeddedLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
+        this(LocalLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
                 purgeEvery);
     }
 
@@ -41,12 +40,12 @@ public final class ProvisioningFixture implements AutoCloseable {
      * Another installation against leaves someone else started (and closes): its own store, its
      * resources tagged with {@code tags}.
      */
-    public ProvisioningFixture(EmbeddedLeaves shared, dev.converge.ledger.ResourceTags tags) {
+    public ProvisioningFixture(LocalLeaves shared, dev.converge.ledger.ResourceTags tags) {
         this(shared, false, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(), tags,
                 ExpiredPurge.DEFAULT_EVERY);
     }
 
-    private ProvisioningFixture(EmbeddedLeaves leaves, boolean ownLeaves, Duration trialWindow,
+    private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
             dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
             Duration purgeEvery) {
         this.leaves = leaves;
@@ -66,7 +65,7 @@ public final class ProvisioningFixture implements AutoCloseable {
         return service;
     }
 
-    public EmbeddedLeaves leaves() {
+    public LocalLeaves leaves() {
         return leaves;
     }
 

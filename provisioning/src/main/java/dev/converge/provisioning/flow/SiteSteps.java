@@ -51,7 +51,7 @@ public final class SiteSteps {
     private final SmtpMailer mailer;
     private final ProvisioningConfig config;
     private final Receipts receipts;
-    private boolean naive;
+    private StepHandlers replacement;
     private SiteJobs jobs;
 
     public SiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources,
@@ -77,10 +77,8 @@ public final class SiteSteps {
             return b.declare(jobs.createResource).declare(jobs.deploy).declare(jobs.welcome).declare(jobs.confirm)
                     .declare(jobs.reportFailure).declare(jobs.teardown).declare(jobs.reportTeardownFailure);
         }
-        if (naive) {
-            NaiveSiteSteps bad = new NaiveSiteSteps(store, sites, leads, events, resources, mailer, receipts, jobs);
-            b.handle(jobs.createResource, bad::createResource).handle(jobs.welcome, bad::welcome)
-                    .handle(jobs.confirm, bad::confirm);
+        if (replacement != null) {
+            replacement.register(b, jobs, new StepHandlers.Parts(store, sites, leads, events, resources, mailer, receipts));
         } else {
             b.handle(jobs.createResource, releasingWhenThrottled(this::createResource)).handle(jobs.welcome, this::welcome)
                     .handle(jobs.confirm, this::confirm);
@@ -91,9 +89,9 @@ public final class SiteSteps {
                 .handle(jobs.reportTeardownFailure, this::reportTeardownFailure);
     }
 
-    /** Chaos runs only: register the naive steps instead (see {@link NaiveSiteSteps}). */
-    public SiteSteps naive(boolean on) {
-        this.naive = on;
+    /** The create, welcome and confirm handlers to register instead of these steps' own; null for the own. */
+    public SiteSteps replacedBy(StepHandlers handlers) {
+        this.replacement = handlers;
         return this;
     }
 
