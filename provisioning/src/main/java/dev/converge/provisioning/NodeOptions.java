@@ -2,7 +2,7 @@ package dev.converge.provisioning;
 
 import dev.converge.crash.CrashPlan;
 import dev.converge.provisioning.flow.SiteJobs;
-import dev.converge.provisioning.flow.StepHandlers;
+import dev.converge.provisioning.site.StepHandlers;
 import java.time.Duration;
 import java.util.Objects;
 

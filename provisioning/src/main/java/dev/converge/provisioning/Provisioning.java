@@ -4,9 +4,9 @@ import dev.converge.Converge;
 import dev.converge.provisioning.event.Events;
 import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteResources;
-import dev.converge.provisioning.flow.SiteSteps;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.site.Receipts;
+import dev.converge.provisioning.site.SiteSteps;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
@@ -32,7 +32,7 @@ public final class Provisioning implements AutoCloseable {
     private final SiteResources resources;
     private final dev.converge.provisioning.flow.SiteJobs jobs;
     private final dev.converge.provisioning.limits.Limits limits;
-    private final dev.converge.provisioning.assistant.Conversations conversations;
+    private final dev.converge.provisioning.conversation.Conversations conversations;
     private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
     private final dev.converge.provisioning.hand.OperatorActions hand;
 
@@ -69,7 +69,7 @@ public final class Provisioning implements AutoCloseable {
             b.reaper(node.maintenanceEvery(), node.reapOlderThan());
         }
         b.crashPlan(node.crashPlan());
-        var turns = new dev.converge.provisioning.assistant.TurnJobs(model.turnTimeout());
+        var turns = new dev.converge.provisioning.conversation.TurnJobs(model.turnTimeout());
         if (node.concurrency() > 0) { // the assistant's turns: the handlers read the service once it is built
             b.handle(turns.turn, (ref, ctx) -> assistant.run(ref, ctx)).handle(turns.turnFailed, (ref, ctx) -> assistant.failed(ref, ctx));
         } else {
@@ -83,7 +83,7 @@ public final class Provisioning implements AutoCloseable {
         }
         b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
-        this.conversations = new dev.converge.provisioning.assistant.Conversations(store, engine, turns,
+        this.conversations = new dev.converge.provisioning.conversation.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
         if (config.mailLookup() != null) {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
@@ -170,7 +170,7 @@ public final class Provisioning implements AutoCloseable {
     }
 
     /** The assistant's conversations (their turns run on the nodes that work the queue). */
-    public dev.converge.provisioning.assistant.Conversations conversations() {
+    public dev.converge.provisioning.conversation.Conversations conversations() {
         return conversations;
     }
 

@@ -3,6 +3,7 @@ package dev.converge.provisioning;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -53,6 +54,13 @@ class ArchitectureTest {
                         "dev.converge.leafsim..")
                 .because("the service ships alone: the demo, chaos, checker and benchmarks (converge-proof), the "
                         + "commands (converge-cli) and the leaf simulator are built on it, never under it")
+                .check(CLASSES);
+    }
+
+    @Test
+    void thePackagesOfTheServiceFormNoCycle() {
+        slices().matching("dev.converge.provisioning.(*)..").should().beFreeOfCycles()
+                .because("a package that needs another which needs it back cannot be read, tested or moved alone")
                 .check(CLASSES);
     }
 }

@@ -1,11 +1,11 @@
-package dev.converge.provisioning.flow;
+package dev.converge.provisioning.site;
 
 import dev.converge.Converge;
 import dev.converge.provisioning.event.Events;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.mail.SmtpMailer;
-import dev.converge.provisioning.site.Receipts;
-import dev.converge.provisioning.site.SiteStore;
 import dev.converge.store.Store;
 
 /**

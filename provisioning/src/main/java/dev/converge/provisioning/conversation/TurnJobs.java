@@ -1,4 +1,4 @@
-package dev.converge.provisioning.assistant;
+package dev.converge.provisioning.conversation;
 
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;

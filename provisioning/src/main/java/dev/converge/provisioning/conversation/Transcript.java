@@ -1,4 +1,4 @@
-package dev.converge.provisioning.assistant;
+package dev.converge.provisioning.conversation;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.converge.provisioning.flow;
+package dev.converge.provisioning.site;
 
 import dev.converge.provisioning.ProvisioningConfig.MailLookup;
 import dev.converge.provisioning.mail.MailReceipt;

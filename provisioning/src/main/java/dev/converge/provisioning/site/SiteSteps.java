@@ -1,4 +1,4 @@
-package dev.converge.provisioning.flow;
+package dev.converge.provisioning.site;
 
 import static dev.converge.provisioning.leaf.LeafThrottled.releasingWhenThrottled;
 
@@ -14,14 +14,12 @@ import dev.converge.provisioning.ProvisioningConfig;
 import dev.converge.provisioning.event.Events;
 import dev.converge.provisioning.flow.SiteJobs.ResourceStep;
 import dev.converge.provisioning.flow.SiteJobs.SiteRef;
+import dev.converge.provisioning.flow.SiteJobs;
+import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.lead.LeadStatus;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.mail.SmtpMailer;
-import dev.converge.provisioning.site.Receipts;
-import dev.converge.provisioning.site.Site;
-import dev.converge.provisioning.site.SiteState;
-import dev.converge.provisioning.site.SiteStore;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
 import dev.converge.queue.NonRetryableException;

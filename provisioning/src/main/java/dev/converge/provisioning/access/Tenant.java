@@ -1,4 +1,4 @@
-package dev.converge.provisioning.tenant;
+package dev.converge.provisioning.access;
 
 import java.time.Instant;
 

@@ -1,15 +1,15 @@
-package dev.converge.provisioning.assistant;
+package dev.converge.provisioning.conversation;
 
 import dev.converge.Converge;
 import dev.converge.flow.Flow;
 import dev.converge.flow.FlowRun;
 import dev.converge.provisioning.InvalidField;
-import dev.converge.provisioning.assistant.TurnJobs.TurnRef;
+import dev.converge.provisioning.conversation.TurnJobs.TurnRef;
 import dev.converge.queue.Job;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -222,34 +222,34 @@ public final class Conversations {
         });
     }
 
-    // ---- what a turn's job uses
+    // ---- what a turn's job uses (the assistant's turn runner, dev.converge.provisioning.assistant)
 
     public Optional<Turn> turn(long turnId) {
         return store.withConnection(c -> Optional.ofNullable(getTurn.queryOne(c, Params.of().bigint("id", turnId),
                 Conversations::turn)));
     }
 
-    List<Entry> entries(long conversationId) {
+    public List<Entry> entries(long conversationId) {
         return store.withConnection(c -> entries.query(c, Params.of().bigint("id", conversationId), Conversations::entry));
     }
 
     /** Counts one model call; false when the turn no longer runs. */
-    boolean step(long turnId) {
+    public boolean step(long turnId) {
         return store.withConnection(c -> step.update(c, Params.of().bigint("id", turnId)) == 1);
     }
 
-    void assistant(long conversationId, long turnId, String text, String toolCallsJson) {
+    public void assistant(long conversationId, long turnId, String text, String toolCallsJson) {
         store.withConnection(c -> insertEntry.update(c, params().bigint("conversation_id", conversationId)
                 .bigint("turn_id", turnId).text("kind", "assistant").text("content", text).text("tool_calls", toolCallsJson)));
     }
 
     /** Records a tool call before it runs; false if this turn recorded that call before, or no longer runs. */
-    boolean startTool(long turnId, String callId, String toolName, String arguments) {
+    public boolean startTool(long turnId, String callId, String toolName, String arguments) {
         return store.withConnection(c -> startTool.update(c, params().bigint("turn_id", turnId).text("call_id", callId)
                 .text("tool_name", toolName).text("arguments", arguments)) == 1);
     }
 
-    void finishTool(long turnId, String callId, boolean error, String fedBack, String resultJson) {
+    public void finishTool(long turnId, String callId, boolean error, String fedBack, String resultJson) {
         store.withConnection(c -> finishTool.update(c, params().bigint("turn_id", turnId).text("call_id", callId)
                 .bool("is_error", error).text("content", fedBack).text("result", resultJson)));
     }
