@@ -62,7 +62,7 @@ public final class ServerCommand implements Callable<Integer> {
         var chat = model.settings();
         try (Store store = service.database.open();
                 Provisioning p = Provisioning.start(store, config, options, chat);
-                ApiServer api = ApiServer.start(p, api0, dev.converge.provisioning.StandardExtensions.all())) {
+                ApiServer api = ApiServer.start(p, api0, dev.converge.provisioning.extensions.StandardExtensions.all())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
             System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "
                     + p.engine().nodeId() + ", store " + store + ")");

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.converge.provisioning.ProvisioningFixture;
-import dev.converge.provisioning.StandardExtensions;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.ApiOptions;
 import dev.converge.provisioning.api.ApiServer;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.mcp.McpTestClients;
 import dev.converge.provisioning.tenant.Tenants;

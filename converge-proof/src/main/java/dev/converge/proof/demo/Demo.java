@@ -68,7 +68,7 @@ public final class Demo {
             var chat = dev.converge.provisioning.assistant.ModelSettings.of(model.baseUrl(), "scripted-demo")
                     .withKey(null).withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(30));
             try (Provisioning service = Provisioning.start(store, config, node, chat);
-                    ApiServer api = ApiServer.start(service, ApiOptions.defaults(), dev.converge.provisioning.StandardExtensions.all())) {
+                    ApiServer api = ApiServer.start(service, ApiOptions.defaults(), dev.converge.provisioning.extensions.StandardExtensions.all())) {
                 DemoFaults.install(leaves.leafSim().faults(), s.faultRate(), 2500);
                 var tenant = service.tenants().create("demo tenant");
                 progress.say("running: H2 in %s, leaves on :%d, SMTP on :%d, API on :%d", dir, leaves.leafSim().port(),

@@ -1,4 +1,4 @@
-package dev.converge.provisioning;
+package dev.converge.provisioning.extensions;
 
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.approval.ApprovalRoutes;

@@ -1,4 +1,4 @@
-package dev.converge.provisioning;
+package dev.converge.provisioning.validation;
 
 /** An input field that does not validate: the API answers 400 or 422 naming it, never 500. */
 public final class InvalidField extends IllegalArgumentException {
