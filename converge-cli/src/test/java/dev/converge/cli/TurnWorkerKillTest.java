@@ -158,7 +158,7 @@ class TurnWorkerKillTest {
         store = Store.open(StoreConfig.newBuilder().url(url()).username(USER).maxPoolSize(4).build());
         // the API node works no queue: the turn can only run in the worker processes
         api = Provisioning.start(store, leaves.config(Duration.ofDays(14), Duration.ofMinutes(2), null,
-                Duration.ofSeconds(5)), NodeOptions.defaults().withConcurrency(0).withMaintenance(false, false));
+                Duration.ofSeconds(5)), NodeOptions.defaults().withConcurrency(0).withoutMaintenance());
         server = ApiServer.start(api, ApiOptions.defaults(), StandardExtensions.all());
         Tenants.Created tenant = api.tenants().create("kill-tenant");
         long lead = post("/v1/leads", tenant.token(), "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}").get("id").asLong();

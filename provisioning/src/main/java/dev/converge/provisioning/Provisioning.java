@@ -52,23 +52,14 @@ public final class Provisioning implements AutoCloseable {
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts)
                 .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
-        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters)
-                .installation(config.tags().installation());
-        if (node.nodeId() != null) {
-            b.nodeId(node.nodeId());
-        }
+        Converge.Builder b = Converge.builder(store).metrics(meters).installation(config.tags().installation());
+        node.applyDefaults(b);
         // spans of deliveries, ensure() and leaf calls, when OTEL_* asks for traces (or an embedder set one)
         dev.converge.provisioning.trace.ServiceTracing.openTelemetry().ifPresent(b::tracing);
         if (node.concurrency() > 0) {
             b.queue("default", node.concurrency());
         }
-        if (node.watchdog()) {
-            b.watchdog(node.maintenanceEvery());
-        }
-        if (node.reaper()) {
-            b.reaper(node.maintenanceEvery(), node.reapOlderThan());
-        }
-        b.crashPlan(node.crashPlan());
+        node.engine().accept(b); // the node's own engine settings: node id, timings, crash plan
         var turns = new dev.converge.provisioning.conversation.TurnJobs(model.turnTimeout());
         if (node.concurrency() > 0) { // the assistant's turns: the handlers read the service once it is built
             b.handle(turns.turn, (ref, ctx) -> assistant.run(ref, ctx)).handle(turns.turnFailed, (ref, ctx) -> assistant.failed(ref, ctx));

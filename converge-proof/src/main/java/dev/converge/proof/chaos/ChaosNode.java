@@ -58,7 +58,8 @@ public final class ChaosNode {
 
         NodeOptions apply(NodeOptions n) {
             if (crashRate != null) {
-                n = n.withCrashPlan(HaltingCrashPlan.parse(crashRate, crashSeed));
+                HaltingCrashPlan plan = HaltingCrashPlan.parse(crashRate, crashSeed);
+                n = n.withEngine(b -> b.crashPlan(plan));
             }
             return naive ? n.withStepHandlers(NaiveSiteSteps.handlers()) : n;
         }

@@ -63,8 +63,9 @@ public final class Demo {
             ProvisioningConfig config = leaves.config(Duration.ofDays(14), Duration.ofSeconds(40), siteDb, Duration.ofSeconds(1));
             SiteJobs jobs = new SiteJobs(RetryPolicy.attempts(12).backoff(Duration.ofMillis(100)).cappedAt(Duration.ofSeconds(2)),
                     Duration.ofSeconds(15));
-            NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs).withCrashPlan(crashes)
-                    .withTimings(Duration.ofMillis(1500), Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(5));
+            NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs)
+                    .withEngine(b -> b.crashPlan(crashes).lease(Duration.ofMillis(1500)).poll(Duration.ofMillis(50))
+                            .watchdog(Duration.ofSeconds(1)).reaper(Duration.ofSeconds(1), Duration.ofSeconds(5)));
             var chat = dev.converge.provisioning.assistant.ModelSettings.of(model.baseUrl(), "scripted-demo")
                     .withKey(null).withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(30));
             try (Provisioning service = Provisioning.start(store, config, node, chat);

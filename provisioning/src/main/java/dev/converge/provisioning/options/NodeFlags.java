@@ -1,5 +1,6 @@
 package dev.converge.provisioning.options;
 
+import dev.converge.Converge;
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.queue.RetryPolicy;
@@ -60,10 +61,11 @@ public final class NodeFlags {
 
     /** The node's options with this many handler threads (0: it works no queue). */
     public NodeOptions options(int concurrencyOverride) {
-        NodeOptions n = NodeOptions.defaults().withConcurrency(concurrencyOverride)
-                .withMaintenance(!noMaintenance, !noMaintenance);
-        n = n.withTimings(lease, poll != null ? poll : n.poll(), maintenanceEvery != null ? maintenanceEvery : n.maintenanceEvery(),
-                reapAfter != null ? reapAfter : n.reapOlderThan());
+        NodeOptions n = NodeOptions.defaults().withConcurrency(concurrencyOverride);
+        if (noMaintenance) {
+            n = n.withoutMaintenance();
+        }
+        n = n.withEngine(this::engine);
         if (stepAttempts != null || stepBackoff != null || stepBackoffCap != null || stepTimeout != null) {
             n = n.withJobs(new SiteJobs(RetryPolicy.attempts(stepAttempts != null ? stepAttempts : 8)
                     .backoff(stepBackoff != null ? stepBackoff : Duration.ofMillis(500))
@@ -73,6 +75,21 @@ public final class NodeFlags {
         if (purgeEvery != null) {
             n = n.withPurgeEvery(purgeEvery);
         }
-        return nodeId == null ? n : n.withNodeId(nodeId);
+        return n;
+    }
+
+    /** The engine settings given as flags, over the service's defaults. */
+    private void engine(Converge.Builder b) {
+        b.lease(lease);
+        if (poll != null) {
+            b.poll(poll);
+        }
+        if (!noMaintenance && (maintenanceEvery != null || reapAfter != null)) {
+            Duration every = maintenanceEvery != null ? maintenanceEvery : NodeOptions.MAINTENANCE_EVERY;
+            b.watchdog(every).reaper(every, reapAfter != null ? reapAfter : NodeOptions.REAP_AFTER);
+        }
+        if (nodeId != null) {
+            b.nodeId(nodeId);
+        }
     }
 }

@@ -67,8 +67,9 @@ class IrreversibleLastTest {
                 spring(lease.jobId());
             }
         };
-        NodeOptions node = NodeOptions.defaults().withConcurrency(1).withJobs(fast).withCrashPlan(plan)
-                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofMillis(500), Duration.ofSeconds(30));
+        NodeOptions node = NodeOptions.defaults().withConcurrency(1).withJobs(fast)
+                .withEngine(b -> b.crashPlan(plan).lease(Duration.ofSeconds(5)).poll(Duration.ofMillis(50))
+                        .watchdog(Duration.ofMillis(500)).reaper(Duration.ofMillis(500), Duration.ofSeconds(30)));
         service = Provisioning.start(store, config, node);
     }
 
