@@ -4,9 +4,9 @@ import dev.converge.Converge;
 import dev.converge.provisioning.event.Events;
 import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteResources;
-import dev.converge.provisioning.flow.SiteSteps;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.site.Receipts;
+import dev.converge.provisioning.site.SiteSteps;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
@@ -32,7 +32,7 @@ public final class Provisioning implements AutoCloseable {
     private final SiteResources resources;
     private final dev.converge.provisioning.flow.SiteJobs jobs;
     private final dev.converge.provisioning.limits.Limits limits;
-    private final dev.converge.provisioning.assistant.Conversations conversations;
+    private final dev.converge.provisioning.conversation.Conversations conversations;
     private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
     private final dev.converge.provisioning.hand.OperatorActions hand;
 
@@ -49,26 +49,18 @@ public final class Provisioning implements AutoCloseable {
         this.jobs = node.jobs();
         SiteStore siteStore = new SiteStore(Dialect.of(store));
         Receipts receipts = new Receipts(config, resources);
-        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts).naive(node.naive());
+        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts)
+                .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
-        Converge.Builder b = Converge.builder(store).lease(node.lease()).poll(node.poll()).metrics(meters)
-                .installation(config.tags().installation());
-        if (node.nodeId() != null) {
-            b.nodeId(node.nodeId());
-        }
+        Converge.Builder b = Converge.builder(store).metrics(meters).installation(config.tags().installation());
+        node.applyDefaults(b);
         // spans of deliveries, ensure() and leaf calls, when OTEL_* asks for traces (or an embedder set one)
         dev.converge.provisioning.trace.ServiceTracing.openTelemetry().ifPresent(b::tracing);
         if (node.concurrency() > 0) {
             b.queue("default", node.concurrency());
         }
-        if (node.watchdog()) {
-            b.watchdog(node.maintenanceEvery());
-        }
-        if (node.reaper()) {
-            b.reaper(node.maintenanceEvery(), node.reapOlderThan());
-        }
-        b.crashPlan(node.crashPlan());
-        var turns = new dev.converge.provisioning.assistant.TurnJobs(model.turnTimeout());
+        node.engine().accept(b); // the node's own engine settings: node id, timings, crash plan
+        var turns = new dev.converge.provisioning.conversation.TurnJobs(model.turnTimeout());
         if (node.concurrency() > 0) { // the assistant's turns: the handlers read the service once it is built
             b.handle(turns.turn, (ref, ctx) -> assistant.run(ref, ctx)).handle(turns.turnFailed, (ref, ctx) -> assistant.failed(ref, ctx));
         } else {
@@ -82,7 +74,7 @@ public final class Provisioning implements AutoCloseable {
         }
         b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
-        this.conversations = new dev.converge.provisioning.assistant.Conversations(store, engine, turns,
+        this.conversations = new dev.converge.provisioning.conversation.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
         if (config.mailLookup() != null) {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
@@ -169,7 +161,7 @@ public final class Provisioning implements AutoCloseable {
     }
 
     /** The assistant's conversations (their turns run on the nodes that work the queue). */
-    public dev.converge.provisioning.assistant.Conversations conversations() {
+    public dev.converge.provisioning.conversation.Conversations conversations() {
         return conversations;
     }
 

@@ -3,6 +3,7 @@ package dev.converge.provisioning;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins who may depend on whom: the service reaches the engine only through its public packages
- * (never its internals, bar the SQL helpers of {@code store.internal}), and the edges (HTTP, MCP, CLI) do not reach into each other.
+ * (never its internals, bar the SQL helpers of {@code store.internal}), the HTTP API does not reach
+ * into the MCP tools, and nothing of the service depends on the proof, the commands or the leaf simulator.
  */
 class ArchitectureTest {
     private static final JavaClasses CLASSES = new ClassFileImporter()
@@ -38,12 +40,27 @@ class ArchitectureTest {
     }
 
     @Test
-    void theHttpApiDoesNotReachIntoTheCliOrTheAgentTools() {
+    void theHttpApiDoesNotReachIntoTheAgentTools() {
         noClasses().that().resideInAnyPackage("dev.converge.provisioning.api..", "dev.converge.provisioning.site..",
                         "dev.converge.provisioning.flow..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.converge.provisioning.cli..",
-                        "dev.converge.provisioning.mcp..", "dev.converge.provisioning.demo..",
-                        "dev.converge.provisioning.chaos..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.converge.provisioning.mcp..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theServiceKnowsNothingOfWhatProvesItNorOfItsCommandsNorOfTheSimulatedLeaves() {
+        noClasses().that().resideInAPackage("dev.converge.provisioning..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.converge.proof..", "dev.converge.cli..",
+                        "dev.converge.leafsim..")
+                .because("the service ships alone: the demo, chaos, checker and benchmarks (converge-proof), the "
+                        + "commands (converge-cli) and the leaf simulator are built on it, never under it")
+                .check(CLASSES);
+    }
+
+    @Test
+    void thePackagesOfTheServiceFormNoCycle() {
+        slices().matching("dev.converge.provisioning.(*)..").should().beFreeOfCycles()
+                .because("a package that needs another which needs it back cannot be read, tested or moved alone")
                 .check(CLASSES);
     }
 }

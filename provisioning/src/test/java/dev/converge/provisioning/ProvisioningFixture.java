@@ -1,6 +1,5 @@
 package dev.converge.provisioning;
 
-import dev.converge.provisioning.embedded.EmbeddedLeaves;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
@@ -13,7 +12,7 @@ import java.time.Duration;
  * working node with test-speed timings. Close it to stop everything.
  */
 public final class ProvisioningFixture implements AutoCloseable {
-    private final EmbeddedLeaves leaves;
+    private final LocalLeaves leaves;
     private final Store store;
     private final Provisioning service;
     private final boolean ownLeaves;
@@ -28,12 +27,12 @@ public final class ProvisioningFixture implements AutoCloseable {
 
     /** With the chat model the assistant's turns use. */
     public ProvisioningFixture(Duration trialWindow, dev.converge.provisioning.assistant.ModelSettings model) {
-        this(EmbeddedLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
+        this(LocalLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
     }
 
     /** With the recurring purge of expired idempotency keys and approvals every {@code purgeEvery}. */
     public ProvisioningFixture(Duration trialWindow, Duration purgeEvery) {
-        this(EmbeddedLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
+        this(LocalLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
                 purgeEvery);
     }
 
@@ -41,12 +40,12 @@ public final class ProvisioningFixture implements AutoCloseable {
      * Another installation against leaves someone else started (and closes): its own store, its
      * resources tagged with {@code tags}.
      */
-    public ProvisioningFixture(EmbeddedLeaves shared, dev.converge.ledger.ResourceTags tags) {
+    public ProvisioningFixture(LocalLeaves shared, dev.converge.ledger.ResourceTags tags) {
         this(shared, false, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(), tags,
                 ExpiredPurge.DEFAULT_EVERY);
     }
 
-    private ProvisioningFixture(EmbeddedLeaves leaves, boolean ownLeaves, Duration trialWindow,
+    private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
             dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
             Duration purgeEvery) {
         this.leaves = leaves;
@@ -57,7 +56,8 @@ public final class ProvisioningFixture implements AutoCloseable {
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
-                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30))
+                .withEngine(b -> b.lease(Duration.ofSeconds(5)).poll(Duration.ofMillis(100))
+                        .watchdog(Duration.ofMillis(500)).reaper(Duration.ofMillis(500), Duration.ofSeconds(30)))
                 .withPurgeEvery(purgeEvery);
         this.service = Provisioning.start(store, config, node, model);
     }
@@ -66,7 +66,7 @@ public final class ProvisioningFixture implements AutoCloseable {
         return service;
     }
 
-    public EmbeddedLeaves leaves() {
+    public LocalLeaves leaves() {
         return leaves;
     }
 

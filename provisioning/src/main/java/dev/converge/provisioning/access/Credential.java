@@ -1,6 +1,5 @@
 package dev.converge.provisioning.access;
 
-import dev.converge.provisioning.tenant.Tenant;
 import java.time.Instant;
 import java.util.Optional;
 

@@ -1,11 +1,12 @@
 package dev.converge.provisioning.access;
 
-import dev.converge.provisioning.tenant.Tenant;
-import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,7 +114,7 @@ public final class Credentials {
         TokenInfo info = store.withConnection(c -> {
             long id;
             Params p = Params.of().now(store.clock().sqlNow()).bigint("tenant_id", tenantId).text("scope", scope.sql())
-                    .text("hash", Tenants.hash(token)).text("label", label);
+                    .text("hash", hash(token)).text("label", label);
             try (PreparedStatement ps = ttl == null ? insert.prepareReturning(c, p, "id")
                     : insertExpiring.prepareReturning(c, p.bigint("ttl_ms", ttl.toMillis()), "id")) {
                 ps.executeUpdate();
@@ -131,7 +133,7 @@ public final class Credentials {
         if (token == null || !FORMAT.matcher(token).matches()) {
             return Optional.empty();
         }
-        String hash = Tenants.hash(token);
+        String hash = hash(token);
         long now = System.nanoTime();
         synchronized (cache) {
             Cached hit = cache.get(hash);
@@ -204,5 +206,15 @@ public final class Credentials {
         Long tenantId = Sql.nullableLong(rs, "tenant_id");
         Tenant tenant = tenantId == null ? null : new Tenant(tenantId, rs.getString("name"), Sql.instant(rs, "created_at"));
         return new Credential(rs.getLong("id"), Scope.parse(rs.getString("scope")), tenant, Sql.instant(rs, "expires_at"));
+    }
+
+    /** SHA-256 of a secret, hex. */
+    public static String hash(String secret) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(secret.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 }

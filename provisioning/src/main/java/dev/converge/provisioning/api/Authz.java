@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.provisioning.access.Credential;
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.provisioning.tenant.Tenant;
+import dev.converge.provisioning.access.Tenant;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.util.EnumSet;

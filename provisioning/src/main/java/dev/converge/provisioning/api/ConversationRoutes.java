@@ -2,8 +2,8 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.provisioning.assistant.Conversations;
-import dev.converge.provisioning.tenant.Tenant;
+import dev.converge.provisioning.access.Tenant;
+import dev.converge.provisioning.conversation.Conversations;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;

@@ -2,11 +2,11 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.converge.provisioning.InvalidField;
 import dev.converge.provisioning.idempotency.ClaimOutcome;
 import dev.converge.provisioning.idempotency.IdempotencyKey;
 import dev.converge.provisioning.idempotency.IdempotencyStore;
 import dev.converge.provisioning.idempotency.RequestFingerprint;
+import dev.converge.provisioning.validation.InvalidField;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.LinkedHashMap;

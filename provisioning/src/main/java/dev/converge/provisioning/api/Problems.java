@@ -2,7 +2,7 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import dev.converge.store.StoreException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

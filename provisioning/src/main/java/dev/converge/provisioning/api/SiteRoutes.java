@@ -2,11 +2,11 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.Sites;
-import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;

@@ -2,11 +2,11 @@ package dev.converge.provisioning.approval;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.api.ProblemType;
 import dev.converge.provisioning.limits.Limits;
-import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Duration;

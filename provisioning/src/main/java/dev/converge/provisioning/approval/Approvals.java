@@ -1,10 +1,10 @@
 package dev.converge.provisioning.approval;
 
-import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.provisioning.access.Credentials;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -67,7 +67,7 @@ public final class Approvals {
             long id;
             try (PreparedStatement ps = insert.prepareReturning(c, Params.of().now(store.clock().sqlNow())
                     .bigint("tenant_id", tenantId).bigint("site_id", siteId).text("action", action.sql())
-                    .text("hash", Tenants.hash(token)).bigint("ttl_ms", ttl.toMillis()), "id")) {
+                    .text("hash", Credentials.hash(token)).bigint("ttl_ms", ttl.toMillis()), "id")) {
                 ps.executeUpdate();
                 try (ResultSet rs = ps.getGeneratedKeys()) {
                     rs.next();
@@ -87,7 +87,7 @@ public final class Approvals {
         if (token.length() > 200) {
             return new Consumption.Refused(Consumption.Reason.UNKNOWN);
         }
-        String hash = Tenants.hash(token.strip());
+        String hash = Credentials.hash(token.strip());
         return store.withConnection(c -> {
             Params p = Params.of().now(store.clock().sqlNow()).text("hash", hash).bigint("tenant_id", tenantId)
                     .bigint("site_id", siteId).text("action", action.sql());

@@ -4,7 +4,6 @@ import dev.converge.batch.Batch;
 import dev.converge.flow.Flow;
 import dev.converge.provisioning.flow.SiteJobs.ResourceStep;
 import dev.converge.provisioning.flow.SiteJobs.SiteRef;
-import dev.converge.provisioning.site.Site;
 import dev.converge.queue.Job;
 import java.time.Duration;
 
@@ -29,13 +28,14 @@ public final class SiteFlows {
         this.deadline = deadline;
     }
 
-    public Flow provisioning(Site site) {
-        SiteRef ref = new SiteRef(site.id());
+    /** The provisioning flow of the site with this id, run once for its subject. */
+    public Flow provisioning(long siteId, String subject) {
+        SiteRef ref = new SiteRef(siteId);
         Batch create = Batch.named("resources");
         for (String kind : resources.planned()) {
-            create.add(Job.of(jobs.createResource, new ResourceStep(site.id(), kind)));
+            create.add(Job.of(jobs.createResource, new ResourceStep(siteId, kind)));
         }
-        return Flow.of(PROVISION, site.subject()).deadline(deadline)
+        return Flow.of(PROVISION, subject).deadline(deadline)
                 .step(create)
                 .step(Job.of(jobs.deploy, ref))
                 .onSuccess(Job.of(jobs.confirm, ref))
@@ -46,10 +46,9 @@ public final class SiteFlows {
      * @param previous the site's earlier teardown flow (one that ended needing attention), or null:
      *                 a flow runs once per subject, so a new attempt gets a subject of its own
      */
-    public Flow teardown(Site site, Long previous) {
-        SiteRef ref = new SiteRef(site.id());
-        String subject = previous == null ? site.subject() : site.subject() + "/after-" + previous;
-        return Flow.of(TEARDOWN, subject).deadline(deadline.multipliedBy(3))
+    public Flow teardown(long siteId, String subject, Long previous) {
+        SiteRef ref = new SiteRef(siteId);
+        return Flow.of(TEARDOWN, previous == null ? subject : subject + "/after-" + previous).deadline(deadline.multipliedBy(3))
                 .step(Job.of(jobs.teardown, ref))
                 .onFailure(Job.of(jobs.reportTeardownFailure, ref));
     }

@@ -1,10 +1,10 @@
 package dev.converge.provisioning.lead;
 
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,11 +1,11 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.InvalidField;
 import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.SiteStore;
+import dev.converge.provisioning.validation.InvalidField;
 import dev.converge.store.internal.Dialect;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,12 +1,12 @@
 package dev.converge.provisioning.mcp;
 
+import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
-import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.api.Authz;
 import dev.converge.provisioning.api.ProblemType;
 import dev.converge.provisioning.limits.Limits;
-import dev.converge.provisioning.tenant.Tenant;
 import io.javalin.config.JavalinConfig;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;

@@ -1,8 +1,8 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approvals;
-import dev.converge.provisioning.tenant.Tenant;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;

@@ -1,8 +1,8 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.ApprovalAction;
-import dev.converge.provisioning.tenant.Tenant;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Objects;
 import java.util.function.LongFunction;

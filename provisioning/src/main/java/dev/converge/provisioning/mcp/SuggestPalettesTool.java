@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

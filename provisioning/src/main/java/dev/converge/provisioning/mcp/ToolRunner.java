@@ -1,9 +1,9 @@
 package dev.converge.provisioning.mcp;
 
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approvals;
 import dev.converge.provisioning.approval.Consumption;
-import dev.converge.provisioning.tenant.Tenant;
+import dev.converge.provisioning.validation.InvalidField;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;

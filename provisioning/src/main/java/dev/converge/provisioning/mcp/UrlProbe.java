@@ -1,6 +1,6 @@
 package dev.converge.provisioning.mcp;
 
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

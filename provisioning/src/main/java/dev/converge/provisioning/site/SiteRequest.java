@@ -1,6 +1,6 @@
 package dev.converge.provisioning.site;
 
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import java.util.Set;
 import java.util.regex.Pattern;
 

@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.Converge;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowRun;
-import dev.converge.provisioning.InvalidField;
 import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.provisioning.lead.Leads;
+import dev.converge.provisioning.validation.InvalidField;
 import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -75,7 +75,7 @@ public final class Sites {
                 }
                 Site site = sites.get(c, id).orElseThrow();
                 engine.tokens().add(c, SiteJobs.WELCOME_POOL, newToken(), site.subject());
-                FlowRun run = engine.flows().start(c, flows.provisioning(site));
+                FlowRun run = engine.flows().start(c, flows.provisioning(site.id(), site.subject()));
                 Receipt receipt = receipts.of(site);
                 sites.setProvisionFlow(c, id, run.flowId(), json(receipt));
                 return new Created(sites.get(c, id).orElseThrow(), receipt);
@@ -154,7 +154,7 @@ public final class Sites {
                 if (!sites.move(c, site.id(), site.state(), SiteState.DELETING, null, store.clock().sqlNow())) {
                     throw new IllegalStateException("site " + siteId + " changed state during the delete; try again");
                 }
-                FlowRun run = engine.flows().start(c, flows.teardown(site, site.teardownFlowId()));
+                FlowRun run = engine.flows().start(c, flows.teardown(site.id(), site.subject(), site.teardownFlowId()));
                 sites.setTeardownFlow(c, site.id(), run.flowId());
             }
             return sites.get(c, site.id());

@@ -2,16 +2,13 @@ package dev.converge.provisioning.tenant;
 
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.access.Tenant;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -69,15 +66,5 @@ public final class Tenants {
 
     private static Tenant row(ResultSet rs) throws java.sql.SQLException {
         return new Tenant(rs.getLong("id"), rs.getString("name"), Sql.instant(rs, "created_at"));
-    }
-
-    /** SHA-256 of a secret, hex. */
-    public static String hash(String secret) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(secret.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
     }
 }

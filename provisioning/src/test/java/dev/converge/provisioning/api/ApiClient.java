@@ -12,20 +12,20 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** A real HTTP client for the API under test (java.net.http, HTTP/1.1). */
-final class ApiClient {
+public final class ApiClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
-    ApiClient(int port) {
+    public ApiClient(int port) {
         this.base = "http://127.0.0.1:" + port;
     }
 
     /** An answer: status, body as text, headers; {@link #json()} parses the body. */
-    record Reply(int status, String body, HttpHeaders headers) {
-        JsonNode json() {
+    public record Reply(int status, String body, HttpHeaders headers) {
+        public JsonNode json() {
             try {
                 return JSON.readTree(body);
             } catch (IOException e) {
@@ -33,12 +33,12 @@ final class ApiClient {
             }
         }
 
-        String header(String name) {
+        public String header(String name) {
             return headers.firstValue(name).orElse(null);
         }
 
         /** The problem type's slug, e.g. {@code subdomain-taken}. */
-        String problem() {
+        public String problem() {
             return json().path("type").asText().replace(ProblemType.BASE, "");
         }
 
@@ -48,7 +48,7 @@ final class ApiClient {
         }
     }
 
-    HttpRequest.Builder request(String path, String token) {
+    public HttpRequest.Builder request(String path, String token) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
@@ -56,21 +56,21 @@ final class ApiClient {
         return b;
     }
 
-    Reply get(String path, String token) {
+    public Reply get(String path, String token) {
         return send(request(path, token).GET());
     }
 
-    Reply delete(String path, String token) {
+    public Reply delete(String path, String token) {
         return send(request(path, token).DELETE());
     }
 
-    Reply post(String path, String token, String body) {
+    public Reply post(String path, String token, String body) {
         return send(request(path, token).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     /** A POST of {@code /v1/sites} with an Idempotency-Key (none when {@code key} is null). */
-    Reply postSite(String token, String key, String body) {
+    public Reply postSite(String token, String key, String body) {
         HttpRequest.Builder b = request("/v1/sites", token).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
@@ -79,7 +79,7 @@ final class ApiClient {
         return send(b);
     }
 
-    Reply send(HttpRequest.Builder b) {
+    public Reply send(HttpRequest.Builder b) {
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             return new Reply(r.statusCode(), r.body(), r.headers());

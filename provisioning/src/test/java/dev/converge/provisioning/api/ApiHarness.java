@@ -10,26 +10,26 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The whole service (simulated leaves, SMTP, H2, a working node) behind a real API server on a free port. */
-final class ApiHarness implements AutoCloseable {
+public final class ApiHarness implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    final ProvisioningFixture fixture;
-    final ApiServer server;
-    final ApiClient client;
+    public final ProvisioningFixture fixture;
+    public final ApiServer server;
+    public final ApiClient client;
 
-    ApiHarness() {
+    public ApiHarness() {
         this(Duration.ofDays(14), ApiOptions.defaults());
     }
 
-    ApiHarness(Duration trialWindow, ApiOptions options) {
+    public ApiHarness(Duration trialWindow, ApiOptions options) {
         this(trialWindow, options, List.of());
     }
 
-    ApiHarness(Duration trialWindow, ApiOptions options, List<ApiExtension> extensions) {
+    public ApiHarness(Duration trialWindow, ApiOptions options, List<ApiExtension> extensions) {
         this(new ProvisioningFixture(trialWindow), options, extensions);
     }
 
-    ApiHarness(ProvisioningFixture fixture, ApiOptions options, List<ApiExtension> extensions) {
+    public ApiHarness(ProvisioningFixture fixture, ApiOptions options, List<ApiExtension> extensions) {
         this.fixture = fixture;
         try {
             this.server = ApiServer.start(fixture.service(), options, extensions);
@@ -40,26 +40,26 @@ final class ApiHarness implements AutoCloseable {
         this.client = new ApiClient(server.port());
     }
 
-    Provisioning service() {
+    public Provisioning service() {
         return fixture.service();
     }
 
-    Tenants.Created tenant() {
+    public Tenants.Created tenant() {
         return service().tenants().create("tenant-" + NAMES.incrementAndGet());
     }
 
     /** Another token of the tenant, of {@code scope}. */
-    String token(Tenants.Created tenant, Scope scope) {
+    public String token(Tenants.Created tenant, Scope scope) {
         return service().tenants().credentials().issue(tenant.tenant().id(), scope, null, "test").token();
     }
 
     /** An operator token. */
-    String operatorToken() {
+    public String operatorToken() {
         return service().tenants().credentials().issueOperator(null, "test").token();
     }
 
     /** A new lead of the tenant, created through the API; its id. */
-    long lead(String token) {
+    public long lead(String token) {
         ApiClient.Reply r = client.post("/v1/leads", token, "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}");
         if (r.status() != 201) {
             throw new AssertionError("lead not created: " + r);
@@ -67,20 +67,20 @@ final class ApiHarness implements AutoCloseable {
         return r.json().get("id").asLong();
     }
 
-    static String siteBody(long leadId, String subdomain) {
+    public static String siteBody(long leadId, String subdomain) {
         return "{\"lead_id\":" + leadId + ",\"subdomain\":\"" + subdomain + "\"}";
     }
 
     /** A unique subdomain for this run (subdomains are global across tenants). */
-    static String subdomain(String prefix) {
+    public static String subdomain(String prefix) {
         return prefix + "-" + NAMES.incrementAndGet();
     }
 
-    <T> T sql(SqlWork<T> work) {
+    public <T> T sql(SqlWork<T> work) {
         return service().store().withConnection(work);
     }
 
-    long count(String sql, Object... args) {
+    public long count(String sql, Object... args) {
         return sql(c -> {
             try (var ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < args.length; i++) {
@@ -94,7 +94,7 @@ final class ApiHarness implements AutoCloseable {
         });
     }
 
-    int update(String sql, Object... args) {
+    public int update(String sql, Object... args) {
         return sql(c -> {
             try (var ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < args.length; i++) {

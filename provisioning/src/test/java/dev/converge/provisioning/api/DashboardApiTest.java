@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.ledger.CreateRequest;
-import dev.converge.provisioning.StandardExtensions;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.tenant.Tenants;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.ledger.CreateRequest;
 import dev.converge.ledger.Ledger;
-import dev.converge.provisioning.StandardExtensions;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.tenant.Tenants;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.ledger.CreateRequest;
-import dev.converge.provisioning.StandardExtensions;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.tenant.Tenants;
 import java.net.http.HttpRequest;
@@ -202,20 +202,6 @@ class DashboardSessionTest {
         api.update("UPDATE cv_job SET state = 'failed' WHERE id = ?", running);
         assertThat(as(s, "POST", "/ui/api/jobs/" + failed + "/cancel", s.csrf(), "{}").status())
                 .as("a reason is required").isEqualTo(422);
-
-        // the same from a shell: cancel-job, operator token from the environment
-        long byShell = idleJob("available");
-        String url = "http://127.0.0.1:" + api.server.port();
-        java.io.StringWriter cliErr = new java.io.StringWriter();
-        picocli.CommandLine cli = new picocli.CommandLine(new dev.converge.provisioning.cli.HandCommand.CancelJob(
-                name -> name.equals("CONVERGE_OPERATOR_TOKEN") ? operator : null));
-        cli.setErr(new java.io.PrintWriter(cliErr));
-        assertThat(cli.execute("--url", url, "--token-env", "CONVERGE_OPERATOR_TOKEN", "--id", Long.toString(byShell),
-                "--reason", "from the shell")).isZero();
-        assertThat(jobState(byShell)).isEqualTo("cancelled");
-        assertThat(cli.execute("--url", url, "--token-env", "CONVERGE_OPERATOR_TOKEN", "--id", Long.toString(byShell),
-                "--reason", "again")).as("not waiting any more").isEqualTo(3);
-        assertThat(cliErr.toString()).contains("nothing was cancelled");
 
         JsonNode recorded = api.client.get("/v1/ops/actions", operator).json().get("items");
         List<String> mine = new ArrayList<>();

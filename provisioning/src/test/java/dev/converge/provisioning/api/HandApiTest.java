@@ -78,18 +78,6 @@ class HandApiTest {
                 assertThat(e.reason()).contains("the hosting leaf is back");
             });
 
-            // the same by the command line, with the operator token from the environment
-            String url = "http://127.0.0.1:" + api.server.port();
-            java.io.StringWriter cliErr = new java.io.StringWriter();
-            picocli.CommandLine again = new picocli.CommandLine(new dev.converge.provisioning.cli.HandCommand.RetryFlow(
-                    name -> name.equals("CONVERGE_OPERATOR_TOKEN") ? operator : null));
-            again.setErr(new java.io.PrintWriter(cliErr));
-            assertThat(again.execute("--url", url, "--token-env", "CONVERGE_OPERATOR_TOKEN", "--id", Long.toString(flowId)))
-                    .as("--reason is required").isEqualTo(2);
-            assertThat(again.execute("--url", url, "--token-env", "CONVERGE_OPERATOR_TOKEN", "--id", Long.toString(flowId),
-                    "--reason", "once more")).as("the flow no longer needs attention").isEqualTo(3);
-            assertThat(cliErr.toString()).contains("nothing was retried");
-
             // an approver retries its own site only while it needs attention
             ApiClient.Reply notNow = api.client.post("/v1/sites/" + siteId + "/retries", approver, "{\"reason\":\"again\"}");
             assertThat(notNow.status()).isEqualTo(200);

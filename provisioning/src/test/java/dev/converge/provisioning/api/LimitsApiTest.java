@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.converge.provisioning.ProvisioningFixture;
-import dev.converge.provisioning.StandardExtensions;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.approval.Approvals;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.tenant.Tenants;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

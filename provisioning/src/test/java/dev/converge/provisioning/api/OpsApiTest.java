@@ -106,7 +106,7 @@ class OpsApiTest {
         // the server as it is run: with the MCP endpoint and the approval routes mounted
         List<String> registered;
         try (ApiServer full = ApiServer.start(api.service(), ApiOptions.defaults(),
-                dev.converge.provisioning.StandardExtensions.all())) {
+                dev.converge.provisioning.extensions.StandardExtensions.all())) {
             registered = full.routes();
         }
         assertThat(registered).contains("POST /v1/sites", "GET /v1/sites/{id}", "DELETE /v1/sites/{id}", "GET /health",

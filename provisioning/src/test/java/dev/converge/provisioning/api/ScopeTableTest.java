@@ -3,8 +3,8 @@ package dev.converge.provisioning.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.converge.provisioning.StandardExtensions;
 import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.tenant.Tenants;
 import java.net.http.HttpRequest;
 import java.time.Duration;

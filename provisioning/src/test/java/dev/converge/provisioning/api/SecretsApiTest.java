@@ -61,7 +61,7 @@ class SecretsApiTest {
                 return rows;
             });
             assertThat(stored).hasSizeGreaterThanOrEqualTo(2).noneMatch(row -> row.contains(token));
-            String hash = dev.converge.provisioning.tenant.Tenants.hash(token);
+            String hash = dev.converge.provisioning.access.Credentials.hash(token);
             assertThat(api.count("SELECT COUNT(*) FROM pv_token WHERE token_hash = ?", hash)).isEqualTo(1);
             assertThat(api.count("SELECT COUNT(*) FROM pv_token WHERE token_hash = ?", token))
                     .as("only the hash is stored").isZero();

@@ -93,7 +93,7 @@ class ApprovalsTest {
                     return values;
                 }
             });
-            assertThat(row).contains(Tenants.hash(a.token()), "delete_site").noneMatch(v -> v.contains(a.token()));
+            assertThat(row).contains(dev.converge.provisioning.access.Credentials.hash(a.token()), "delete_site").noneMatch(v -> v.contains(a.token()));
         }
     }
 

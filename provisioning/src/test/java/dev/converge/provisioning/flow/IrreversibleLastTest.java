@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.crash.CrashPlan;
 import dev.converge.crash.CrashPoint;
+import dev.converge.provisioning.LocalLeaves;
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.ProvisioningConfig;
-import dev.converge.provisioning.embedded.EmbeddedLeaves;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
@@ -43,7 +43,7 @@ class IrreversibleLastTest {
     static final List<String> POINTS = List.of("site.create-resource", "site.deploy", "site.send-welcome",
             "site.confirm");
 
-    private static EmbeddedLeaves leaves;
+    private static LocalLeaves leaves;
     private static Store store;
     private static Provisioning service;
     private static final AtomicReference<Trap> trap = new AtomicReference<>();
@@ -54,7 +54,7 @@ class IrreversibleLastTest {
 
     @BeforeAll
     static void start() {
-        leaves = EmbeddedLeaves.start(7);
+        leaves = LocalLeaves.start(7);
         store = TestStores.h2(true, EngineClock.database());
         ProvisioningConfig config = leaves.config(Duration.ofDays(14), Duration.ofMinutes(2), null, Duration.ofSeconds(2));
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
@@ -67,8 +67,9 @@ class IrreversibleLastTest {
                 spring(lease.jobId());
             }
         };
-        NodeOptions node = NodeOptions.defaults().withConcurrency(1).withJobs(fast).withCrashPlan(plan)
-                .withTimings(Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ofMillis(500), Duration.ofSeconds(30));
+        NodeOptions node = NodeOptions.defaults().withConcurrency(1).withJobs(fast)
+                .withEngine(b -> b.crashPlan(plan).lease(Duration.ofSeconds(5)).poll(Duration.ofMillis(50))
+                        .watchdog(Duration.ofMillis(500)).reaper(Duration.ofMillis(500), Duration.ofSeconds(30)));
         service = Provisioning.start(store, config, node);
     }
 

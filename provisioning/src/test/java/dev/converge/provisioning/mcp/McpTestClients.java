@@ -8,12 +8,12 @@ import java.time.Duration;
 import java.util.Map;
 
 /** The MCP SDK's own client against our server, as an agent would connect. */
-final class McpTestClients {
+public final class McpTestClients {
     private McpTestClients() {
     }
 
     /** A client of {@code /mcp} sending the tenant's bearer token on every request; initialized. */
-    static McpSyncClient http(int port, String bearerToken) {
+    public static McpSyncClient http(int port, String bearerToken) {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
                 .endpoint("/mcp")
                 .httpRequestCustomizer((request, method, uri, body, context) -> {
@@ -28,20 +28,20 @@ final class McpTestClients {
         return client;
     }
 
-    static McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
+    public static McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
         return client.callTool(new McpSchema.CallToolRequest(tool, args));
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> structured(McpSchema.CallToolResult r) {
+    public static Map<String, Object> structured(McpSchema.CallToolResult r) {
         return (Map<String, Object>) r.structuredContent();
     }
 
-    static String text(McpSchema.CallToolResult r) {
+    public static String text(McpSchema.CallToolResult r) {
         return ((McpSchema.TextContent) r.content().get(0)).text();
     }
 
-    static long id(Map<String, Object> structured) {
+    public static long id(Map<String, Object> structured) {
         return ((Number) structured.get("site_id")).longValue();
     }
 }

@@ -3,7 +3,7 @@ package dev.converge.provisioning.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approval;
 import dev.converge.provisioning.approval.ApprovalAction;
 import dev.converge.provisioning.approval.Approvals;
 import dev.converge.provisioning.approval.Consumption;
-import dev.converge.provisioning.tenant.Tenant;
 import dev.converge.store.Store;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;

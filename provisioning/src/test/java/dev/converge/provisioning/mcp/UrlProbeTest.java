@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.converge.provisioning.InvalidField;
+import dev.converge.provisioning.validation.InvalidField;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,0 +1,138 @@
+package dev.converge.cli;
+
+import dev.converge.proof.bench.FlowBench;
+import dev.converge.proof.bench.FlowBenchOptions;
+import dev.converge.proof.bench.FlowBenchResult;
+import dev.converge.proof.bench.QueueBench;
+import dev.converge.proof.bench.QueueBenchOptions;
+import dev.converge.proof.bench.QueueBenchResult;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
+        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class})
+public final class BenchCommand implements Runnable {
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, or bench flow");
+    }
+
+    /** {@code converge bench queue}: enqueue, processing and pickup of no-op jobs against a hand-written SKIP LOCKED loop. */
+    @Command(name = "queue", mixinStandardHelpOptions = true,
+            description = "Enqueue (bulk and one per transaction), processing until durably done, pickup latency, "
+                    + "and a hand-written SKIP LOCKED loop on the same database for reference.")
+    static final class Queue implements Callable<Integer> {
+        @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
+        String store;
+
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--jobs", defaultValue = "20000", description = "jobs per measured phase (default: ${DEFAULT-VALUE})")
+        int jobs;
+
+        @Option(names = "--workers", defaultValue = "16",
+                description = "handler threads, and threads of the reference loop (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--samples", defaultValue = "200", description = "pickup-latency samples (default: ${DEFAULT-VALUE})")
+        int samples;
+
+        @Option(names = "--prefetch", defaultValue = "-1",
+                description = "jobs the engine may lease ahead of its handler threads (default: the builder's default)")
+        int prefetch;
+
+        @Option(names = "--fetch-limit", defaultValue = "-1",
+                description = "jobs one fetch may lease (default: the builder's default)")
+        int fetchLimit;
+
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "warm rounds after the first (cold) one; engine and references take turns in each, and "
+                        + "the warm figures are their medians (default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--vacuum",
+                description = "VACUUM ANALYZE before every processing run, the engine's and the reference's alike "
+                        + "(default: none, as a user runs it)")
+        boolean vacuum;
+
+        @Option(names = "--only", split = ",",
+                description = "run only these phases: bulk, single, process, pickup (default: all)")
+        java.util.Set<String> only = new java.util.LinkedHashSet<>();
+
+        @Option(names = "--json", description = "also write the figures as one JSON object to this file")
+        Path json;
+
+        @Option(names = "--finished-rows", defaultValue = "0",
+                description = "succeeded jobs kept in the table during every processing run, the engine's and the "
+                        + "reference's alike, as retention keeps a day's history (default: ${DEFAULT-VALUE})")
+        long finishedRows;
+
+        @Override
+        public Integer call() throws Exception {
+            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
+                    rounds, vacuum, only, json, finishedRows);
+            QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
+            result.print(System.out);
+            if (json != null) {
+                result.writeJson(json);
+                System.out.println("  written to " + json);
+            }
+            return 0;
+        }
+    }
+
+    /** {@code converge bench flow}: ledger-guarded flows beside the same flows of plain jobs. */
+    @Command(name = "flow", mixinStandardHelpOptions = true,
+            description = "Provisioning-shaped flows (a batch of three steps, a chain of two more, one single-use token) "
+                    + "with every step guarded by the ledger, beside the same flows of plain jobs calling the same "
+                    + "in-process leaves directly: the price of the guarantee.")
+    static final class Flows implements Callable<Integer> {
+        @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
+        String store;
+
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; every run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--flows", defaultValue = "2000", description = "flows per measured run (default: ${DEFAULT-VALUE})")
+        int flows;
+
+        @Option(names = "--workers", defaultValue = "16", description = "handler threads (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "warm rounds after the first (cold) one; guarded and plain take turns in each "
+                        + "(default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--json", description = "also write the figures as one JSON object to this file")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            FlowBenchResult result = new FlowBench(new FlowBenchOptions(store, db, user, flows, workers, rounds, json),
+                    msg -> System.err.println("bench: " + msg)).run();
+            result.print(System.out);
+            if (json != null) {
+                result.writeJson(json);
+                System.out.println("  written to " + json);
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.converge.cli;
+
+import dev.converge.provisioning.NodeOptions;
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.api.ApiOptions;
+import dev.converge.provisioning.api.ApiServer;
+import dev.converge.provisioning.options.DurationConverter;
+import dev.converge.provisioning.options.NodeFlags;
+import dev.converge.provisioning.options.ServiceOptions;
+import dev.converge.store.Store;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code converge server}: the HTTP API (and MCP endpoint) plus workers, watchdog and reaper, until stopped. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = "Serve the HTTP API and the MCP endpoint, and work the queue, until stopped (Ctrl-C, SIGTERM).")
+public final class ServerCommand implements Callable<Integer> {
+    @Mixin
+    ServiceOptions service = new ServiceOptions();
+
+    @Mixin
+    NodeFlags node = new NodeFlags();
+
+    @Mixin
+    ModelFlags model = new ModelFlags();
+
+    @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Bind address (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--no-workers", description = "Serve only; leave the queue to worker processes.")
+    boolean noWorkers;
+
+    @Option(names = "--in-flight-timeout", hidden = true, converter = DurationConverter.class,
+            description = "An Idempotency-Key claim unfinished after this is presumed abandoned (default 1m).")
+    java.time.Duration inFlightTimeout;
+
+    @Option(names = "--max-connections", defaultValue = "2000", description = "Connections open at once (default "
+            + "${DEFAULT-VALUE}); at the limit no more are accepted: new ones wait in the kernel's backlog until one closes.")
+    int maxConnections;
+
+    @Option(names = "--request-queue", defaultValue = "2000", description = "Requests waiting for a worker thread "
+            + "(default ${DEFAULT-VALUE}); beyond it a request's connection is closed at once.")
+    int requestQueue;
+
+    @Option(names = "--idle-timeout", defaultValue = "30s", converter = DurationConverter.class, description = "A "
+            + "connection that sends nothing for this long is closed (default ${DEFAULT-VALUE}; 100ms to 1h).")
+    java.time.Duration idleTimeout;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        CountDownLatch stop = new CountDownLatch(1);
+        ApiOptions api0 = apiOptions(); // bad limits refused before anything opens
+        NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
+        ProvisioningConfig config = service.config(null); // a missing leaf token is refused before anything opens
+        var chat = model.settings();
+        try (Store store = service.database.open();
+                Provisioning p = Provisioning.start(store, config, options, chat);
+                ApiServer api = ApiServer.start(p, api0, dev.converge.provisioning.extensions.StandardExtensions.all())) {
+            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
+            System.out.println("converge server listening on http://" + host + ":" + api.port() + " (node "
+                    + p.engine().nodeId() + ", store " + store + ")");
+            stop.await();
+            System.out.println("converge server stopping: finishing or giving back the jobs it holds");
+        }
+        return 0;
+    }
+
+    ApiOptions apiOptions() {
+        ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port)
+                .withJetty(maxConnections, requestQueue, idleTimeout);
+        return inFlightTimeout == null ? o : o.withInFlightTimeout(inFlightTimeout);
+    }
+}

@@ -1,0 +1,174 @@
+package dev.converge.cli;
+
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.access.Credentials;
+import dev.converge.provisioning.access.Scope;
+import dev.converge.provisioning.options.DatabaseOptions;
+import dev.converge.provisioning.options.DurationConverter;
+import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.store.Store;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code converge tenant create NAME} (a tenant and its service token, printed once),
+ * {@code tenant token create|list|revoke} (more tokens, each of one scope) and
+ * {@code tenant update} (its limits). Run by whoever runs the service, against its database.
+ */
+@Command(name = "tenant", mixinStandardHelpOptions = true, description = "Manage tenants and their tokens.",
+        subcommands = {TenantCommand.Create.class, TenantCommand.Token.class, TenantLimitsCommand.class})
+public final class TenantCommand {
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Create a tenant and print its service token (the HTTP API, for the tenant's backend). The "
+                    + "token is shown this once and stored only hashed; add agent and approver tokens with "
+                    + "'tenant token create'.")
+    static final class Create implements Callable<Integer> {
+        @Mixin
+        DatabaseOptions database = new DatabaseOptions();
+
+        @Parameters(index = "0", description = "The tenant's name.")
+        String name;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (Store store = database.open()) {
+                Provisioning.migrate(store);
+                Tenants.Created created = new Tenants(store).create(name);
+                PrintWriter out = spec.commandLine().getOut();
+                out.println("tenant " + created.tenant().id() + " (" + created.tenant().name() + ")");
+                out.println("token  " + created.token());
+                out.flush();
+                spec.commandLine().getErr().println("Keep the token: it is shown only now. It has scope service: "
+                        + "use it as 'Authorization: Bearer <token>' from your backend, never give it to an agent.");
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "token", mixinStandardHelpOptions = true, description = "A tenant's tokens, one scope each.",
+            subcommands = {TokenCreate.class, TokenList.class, TokenRevoke.class})
+    static final class Token {
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Issue a token of one scope for a tenant and print it once: agent (MCP tools and reads; give "
+                    + "it to an AI agent), service (the HTTP API), approver (a person who approves deletions and "
+                    + "welcome emails).")
+    static final class TokenCreate implements Callable<Integer> {
+        @Mixin
+        DatabaseOptions database = new DatabaseOptions();
+
+        @Option(names = "--tenant", required = true, description = "The tenant's id.")
+        long tenantId;
+
+        @Option(names = "--scope", required = true, description = "agent, service or approver.")
+        String scope;
+
+        @Option(names = "--expires-in", converter = DurationConverter.class,
+                description = "Lifetime of the token (e.g. 12h, 30d); none if unset.")
+        Duration expiresIn;
+
+        @Option(names = "--label", description = "What the token is for (shown by 'tenant token list').")
+        String label;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            Scope s = Scope.parse(scope);
+            try (Store store = database.open()) {
+                Provisioning.migrate(store);
+                Tenants tenants = new Tenants(store);
+                if (tenants.get(tenantId).isEmpty()) {
+                    throw new IllegalArgumentException("there is no tenant " + tenantId);
+                }
+                Credentials.Issued issued = tenants.credentials().issue(tenantId, s, expiresIn, label);
+                return printIssued(spec, issued);
+            }
+        }
+    }
+
+    static int printIssued(CommandSpec spec, Credentials.Issued issued) {
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("token " + issued.info().id() + " (scope " + issued.info().scope().sql()
+                + (issued.info().expiresAt() == null ? ", no expiry" : ", expires " + issued.info().expiresAt()) + ")");
+        out.println(issued.token());
+        out.flush();
+        spec.commandLine().getErr().println("Keep the token: it is shown only now and stored only hashed.");
+        return 0;
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List a tenant's tokens (never their secrets).")
+    static final class TokenList implements Callable<Integer> {
+        @Mixin
+        DatabaseOptions database = new DatabaseOptions();
+
+        @Option(names = "--tenant", required = true, description = "The tenant's id.")
+        long tenantId;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (Store store = database.open()) {
+                Provisioning.migrate(store);
+                printList(spec, new Credentials(store).list(tenantId));
+                return 0;
+            }
+        }
+    }
+
+    static void printList(CommandSpec spec, java.util.List<Credentials.TokenInfo> tokens) {
+        PrintWriter out = spec.commandLine().getOut();
+        for (Credentials.TokenInfo t : tokens) {
+            out.println(t.id() + "\t" + t.scope().sql() + "\t" + (t.revokedAt() != null ? "revoked " + t.revokedAt()
+                    : t.expiresAt() != null ? "expires " + t.expiresAt() : "no expiry") + "\t"
+                    + (t.label() == null ? "" : t.label()));
+        }
+        out.flush();
+    }
+
+    @Command(name = "revoke", mixinStandardHelpOptions = true,
+            description = "Revoke one of a tenant's tokens: refused from then on (by running servers within "
+                    + "a few seconds).")
+    static final class TokenRevoke implements Callable<Integer> {
+        @Mixin
+        DatabaseOptions database = new DatabaseOptions();
+
+        @Option(names = "--tenant", required = true, description = "The tenant's id.")
+        long tenantId;
+
+        @Option(names = "--id", required = true, description = "The token's id (from 'tenant token list').")
+        long tokenId;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (Store store = database.open()) {
+                Provisioning.migrate(store);
+                if (!new Credentials(store).revoke(tokenId, tenantId)) {
+                    spec.commandLine().getErr().println("tenant " + tenantId + " has no live token " + tokenId);
+                    return 1;
+                }
+                spec.commandLine().getOut().println("token " + tokenId + " revoked");
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.converge.proof.bench;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The yardstick the engine is measured against: a minimal, good hand-written SKIP LOCKED loop on
+ * the same table, rows and database. Each thread claims 100 due jobs with one UPDATE ... RETURNING
+ * (portable: generated keys), then marks them done with one UPDATE ... WHERE id = ANY(?), each
+ * statement its own transaction. It has no leases to extend, no handlers, no fencing and no
+ * retries: it is what the engine's safety costs are measured against.
+ *
+ * <p>On H2, whose {@code FOR UPDATE} locks every row it reads, a good loop reads the next 100 ids
+ * without locks and claims those still available with a conditional update (as the engine does).
+ */
+final class ReferenceLoop {
+    static final int CLAIM = 100;
+
+    private static final String CLAIM_SQL = "UPDATE cv_job SET state = 'running', epoch = epoch + 1, attempt = attempt + 1, "
+            + "lease_owner = ?, lease_expires_at = CURRENT_TIMESTAMP + INTERVAL '30' SECOND, started_at = CURRENT_TIMESTAMP "
+            + "WHERE id IN (SELECT id FROM cv_job WHERE state = 'available' AND queue = ? AND run_at <= CURRENT_TIMESTAMP "
+            + "ORDER BY run_at, id LIMIT " + CLAIM + " FOR UPDATE SKIP LOCKED)";
+    private static final String H2_NEXT_SQL = "SELECT id FROM cv_job WHERE state = 'available' AND queue = ? "
+            + "AND run_at <= CURRENT_TIMESTAMP ORDER BY state, queue, run_at, id LIMIT " + CLAIM;
+    private static final String H2_CLAIM_SQL = "UPDATE cv_job SET state = 'running', epoch = epoch + 1, attempt = attempt + 1, "
+            + "lease_owner = ?, lease_expires_at = CURRENT_TIMESTAMP + INTERVAL '30' SECOND, started_at = CURRENT_TIMESTAMP "
+            + "WHERE state = 'available' AND id = ANY(?)";
+    private static final String DONE_SQL = "UPDATE cv_job SET state = 'succeeded', finished_at = CURRENT_TIMESTAMP, "
+            + "lease_owner = NULL, lease_expires_at = NULL WHERE id = ANY(?)";
+
+    private ReferenceLoop() {
+    }
+
+    /** Processes every due job of the queue with {@code threads} threads; returns jobs per second. */
+    static double run(BenchDatabase db, String queue, int threads, int expected) throws Exception {
+        AtomicLong done = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        Thread[] workers = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            String owner = "reference-" + t;
+            workers[t] = new Thread(() -> {
+                try (Connection c = db.connect()) {
+                    c.setAutoCommit(true);
+                    boolean pg = db.postgres();
+                    try (PreparedStatement claim = c.prepareStatement(pg ? CLAIM_SQL : H2_CLAIM_SQL, new String[] {"id"});
+                            PreparedStatement next = c.prepareStatement(H2_NEXT_SQL);
+                            PreparedStatement finish = c.prepareStatement(DONE_SQL)) {
+                        claim.setString(1, owner);
+                        if (pg) {
+                            claim.setString(2, queue);
+                        }
+                        next.setString(1, queue);
+                        ready.countDown();
+                        go.await();
+                        while (done.get() < expected && failure.get() == null) {
+                            Long[] ids = pg ? claim(claim) : claimH2(c, next, claim);
+                            if (ids.length == 0) {
+                                Thread.sleep(1); // the others hold the last rows; they finish soon
+                                continue;
+                            }
+                            Array array = c.createArrayOf(db.postgres() ? "int8" : "BIGINT", ids);
+                            finish.setArray(1, array);
+                            finish.executeUpdate();
+                            done.addAndGet(ids.length);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    ready.countDown();
+                }
+            }, "reference-" + t);
+            workers[t].start();
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        long elapsed = System.nanoTime() - start;
+        if (failure.get() != null) {
+            throw new IllegalStateException("reference loop failed: " + failure.get(), failure.get());
+        }
+        return done.get() * 1e9 / elapsed;
+    }
+
+    private static Long[] claimH2(Connection c, PreparedStatement next, PreparedStatement claim) throws SQLException {
+        java.util.List<Long> candidates = new java.util.ArrayList<>(CLAIM);
+        try (ResultSet rs = next.executeQuery()) {
+            while (rs.next()) {
+                candidates.add(rs.getLong(1));
+            }
+        }
+        if (candidates.isEmpty()) {
+            return new Long[0];
+        }
+        claim.setArray(2, c.createArrayOf("BIGINT", candidates.toArray()));
+        return claim(claim);
+    }
+
+    private static Long[] claim(PreparedStatement claim) throws SQLException {
+        claim.executeUpdate();
+        try (ResultSet rs = claim.getGeneratedKeys()) {
+            Long[] buf = new Long[CLAIM];
+            int n = 0;
+            while (rs.next()) {
+                buf[n++] = rs.getLong(1);
+            }
+            Long[] ids = new Long[n];
+            System.arraycopy(buf, 0, ids, 0, n);
+            return ids;
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.converge.proof.chaos;
+
+import dev.converge.store.Store;
+import dev.converge.store.internal.Sql;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How long each accepted request took to converge: a site request from its acceptance to the
+ * site's first final state (active, failed, needs attention — or deleted, if it was deleted
+ * while provisioning); a delete from the client's 202 to the site being deleted.
+ */
+record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis) {
+
+    static ConvergeTimes measure(Store store, Map<Long, Instant> acceptedSites, Map<Long, Instant> acceptedDeletes) {
+        List<Long> creates = new ArrayList<>();
+        List<Long> deletes = new ArrayList<>();
+        store.withConnection(c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT s.id, s.state, s.created_at, "
+                    + "s.updated_at, (SELECT MIN(e.created_at) FROM pv_event e WHERE e.site_id = s.id AND e.kind IN "
+                    + "('site.active', 'site.failed', 'site.needs_attention')) AS settled_at, (SELECT MIN(e.created_at) "
+                    + "FROM pv_event e WHERE e.site_id = s.id AND e.kind = 'site.deleted') AS deleted_at FROM pv_site s")) {
+                while (rs.next()) {
+                    long id = rs.getLong("id");
+                    String state = rs.getString("state");
+                    Instant created = Sql.instant(rs, "created_at");
+                    Instant settled = Sql.instant(rs, "settled_at");
+                    Instant deleted = Sql.instant(rs, "deleted_at");
+                    boolean moving = state.equals("provisioning") || state.equals("deleting");
+                    Instant updated = moving ? null : Sql.instant(rs, "updated_at");
+                    if (acceptedSites.containsKey(id)) {
+                        Instant end = settled != null ? settled : deleted != null ? deleted : updated;
+                        if (end != null) {
+                            creates.add(Math.max(0, Duration.between(created, end).toMillis()));
+                        }
+                    }
+                    Instant deleteAccepted = acceptedDeletes.get(id);
+                    if (deleteAccepted != null) {
+                        Instant end = deleted != null ? deleted : updated;
+                        if (end != null) {
+                            deletes.add(Math.max(0, Duration.between(deleteAccepted, end).toMillis()));
+                        }
+                    }
+                }
+            }
+            return null;
+        });
+        return new ConvergeTimes(creates, deletes);
+    }
+
+    List<Long> all() {
+        List<Long> a = new ArrayList<>(createMillis);
+        a.addAll(deleteMillis);
+        return a;
+    }
+
+    /** Nearest-rank percentile in milliseconds; -1 when there is nothing to measure. */
+    static long percentile(List<Long> values, double p) {
+        if (values.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+}

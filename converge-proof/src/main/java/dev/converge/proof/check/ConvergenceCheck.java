@@ -1,0 +1,211 @@
+package dev.converge.proof.check;
+
+import dev.converge.leafsim.inventory.InventoryEvent;
+import dev.converge.leafsim.inventory.InventorySnapshot;
+import dev.converge.leafsim.inventory.SimResource;
+import dev.converge.ledger.Ledger;
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.provisioning.flow.SiteResources;
+import dev.converge.provisioning.site.Site;
+import dev.converge.provisioning.site.SiteState;
+import dev.converge.store.Store;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks that the world converged, trusting the leaves: every accepted request has a site in a
+ * final state; an active site has exactly one of each resource at its leaves and one welcome
+ * email, and its lead is a customer; a failed or deleted site has nothing left; no leaf holds
+ * what no site may hold; no create ever happened twice for one natural key; no ledger entry is
+ * left unresolved and no token half-used.
+ */
+public final class ConvergenceCheck {
+    private static final int EXAMPLES = 5;
+
+    /** The leaf of each resource kind, as the simulated leaves name them. */
+    private static final Map<String, String> LEAF_OF_KIND = Map.of(SiteResources.REPOSITORY, "githost",
+            SiteResources.HOSTING, "hosting", SiteResources.LICENSE, "license");
+
+
+    private final Store store;
+    private final SiteResources resources;
+    private final GroundTruth truth;
+    private final Map<String, Integer> counts = new LinkedHashMap<>();
+    private final Map<String, List<String>> details = new LinkedHashMap<>();
+
+    public ConvergenceCheck(Store store, SiteResources resources, GroundTruth truth) {
+        this.store = store;
+        this.resources = resources;
+        this.truth = truth;
+        CheckReport.KEYS.forEach(k -> {
+            counts.put(k, 0);
+            details.put(k, new ArrayList<>());
+        });
+    }
+
+    private void violation(String key, String example) {
+        counts.merge(key, 1, Integer::sum);
+        if (details.get(key).size() < EXAMPLES) {
+            details.get(key).add(example);
+        }
+    }
+
+    /** @param accepted site ids the client was told were accepted (202) */
+    public CheckReport run(Set<Long> accepted) {
+        return run(accepted, Set.of());
+    }
+
+    /**
+     * @param accepted site ids the client was told were accepted (202)
+     * @param deletes  site ids whose delete the client was told was accepted (202): each must end deleted
+     */
+    public CheckReport run(Set<Long> accepted, Set<Long> deletes) {
+        CheckData data = CheckData.load(store);
+        Map<String, InventorySnapshot> inventories = new LinkedHashMap<>();
+        for (String leaf : LEAF_OF_KIND.values().stream().sorted().toList()) {
+            inventories.put(leaf, truth.inventory(leaf));
+        }
+        Map<String, Long> emails = truth.welcomeEmailsBySite();
+        Set<String> databases = truth.databases();
+        boolean withDatabase = resources.planned().contains(SiteResources.DATABASE);
+
+        for (long id : accepted) {
+            if (!data.sites().containsKey(id)) {
+                violation("lost", "site " + id + " was accepted but does not exist");
+            }
+        }
+        for (long id : deletes) {
+            Site site = data.sites().get(id);
+            if (site != null && (site.state() == SiteState.ACTIVE || site.state() == SiteState.FAILED)) {
+                violation("lost", "the delete of site " + id + " was accepted but the site is " + site.state().sql());
+            }
+        }
+        Map<String, Site> ownerOfKey = new HashMap<>();
+        for (Site site : data.sites().values()) {
+            for (String kind : resources.planned()) {
+                ownerOfKey.put(kind + "|" + resources.naturalKey(kind, site.subdomain()), site);
+            }
+            checkSite(site, data, inventories, emails, databases, withDatabase);
+        }
+        checkOrphans(inventories, databases, ownerOfKey, data);
+        for (LedgerEntry e : data.ledger()) {
+            if (e.state() == LedgerState.CLAIMED || e.state() == LedgerState.UNCERTAIN || e.state() == LedgerState.DELETING) {
+                violation("unconfirmed", e.kind() + " '" + e.naturalKey() + "' left " + e.state().sql());
+            }
+        }
+        for (String token : data.halfUsedTokens()) {
+            violation("token_leaks", token);
+        }
+        for (String flow : data.overdueFlows()) {
+            violation("stuck", flow);
+        }
+        Map<String, CheckReport.LeafTally> tallies = new LinkedHashMap<>();
+        inventories.forEach((leaf, inv) -> {
+            long ours = inv.current().stream().filter(r -> ours(r.tag())).count();
+            long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED && ours(e.tag())).count();
+            long confirmed = data.ledger().stream()
+                    .filter(e -> e.state() == LedgerState.CONFIRMED && leaf.equals(LEAF_OF_KIND.get(e.kind()))).count();
+            tallies.put(leaf, new CheckReport.LeafTally(ours, creates, confirmed, inv.current().size() - ours));
+        });
+        if (withDatabase) {
+            tallies.put("postgres", new CheckReport.LeafTally(databases.size(), -1, data.ledger().stream()
+                    .filter(e -> e.state() == LedgerState.CONFIRMED && e.kind().equals(SiteResources.DATABASE)).count(), 0));
+        }
+        Map<String, Integer> byState = new LinkedHashMap<>();
+        for (SiteState s : SiteState.values()) {
+            byState.put(s.sql(), 0);
+        }
+        data.sites().values().forEach(s -> byState.merge(s.state().sql(), 1, Integer::sum));
+        return new CheckReport(counts, details, byState, tallies, emails.values().stream().mapToLong(Long::longValue).sum());
+    }
+
+    private void checkSite(Site site, CheckData data, Map<String, InventorySnapshot> inventories, Map<String, Long> emails,
+            Set<String> databases, boolean withDatabase) {
+        String who = "site " + site.id() + " (" + site.subdomain() + ", " + site.state().sql() + ")";
+        if (site.state() == SiteState.PROVISIONING || site.state() == SiteState.DELETING) {
+            violation("stuck", who + " never reached a final state");
+            return;
+        }
+        long mails = emails.getOrDefault(Long.toString(site.id()), 0L);
+        if (mails > 1) {
+            violation("duplicated", who + ": " + mails + " welcome emails");
+        }
+        for (String kind : resources.planned()) {
+            String key = resources.naturalKey(kind, site.subdomain());
+            long held;
+            if (kind.equals(SiteResources.DATABASE)) {
+                held = databases.contains(key) ? 1 : 0;
+            } else {
+                // what carries this site's tag is its own; a resource under the same name with another tag
+                // is someone else's (the site should have failed with a conflict), not ours to count
+                InventorySnapshot inv = inventories.get(LEAF_OF_KIND.get(kind));
+                String tag = resources.tags().tagFor(site.subject());
+                held = inv.currentOf(key).stream().filter(r -> tag.equals(r.tag())).count();
+                long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED
+                        && key.equals(e.naturalKey()) && tag.equals(e.tag())).count();
+                if (creates > 1) {
+                    violation("duplicated", who + ": " + creates + " creates of " + kind + " '" + key + "'");
+                }
+            }
+            if (site.state() == SiteState.ACTIVE && held != 1) {
+                violation("status_mismatches", who + " is active but its leaf holds " + held + " " + kind);
+            }
+            if ((site.state() == SiteState.FAILED || site.state() == SiteState.DELETED) && held != 0) {
+                violation("orphans", who + " still has " + held + " " + kind + " '" + key + "'");
+            }
+        }
+        if (site.state() == SiteState.FAILED && mails > 0) {
+            violation("status_mismatches", who + " failed but " + mails + " welcome email(s) went out");
+        }
+        if (site.state() == SiteState.ACTIVE && mails != 1) {
+            violation("status_mismatches", who + " is active but " + mails + " welcome emails went out");
+        }
+        boolean customer = "customer".equals(data.leadStatus().get(site.leadId()));
+        boolean anyActive = data.sites().values().stream()
+                .anyMatch(s -> s.leadId() == site.leadId() && s.state() == SiteState.ACTIVE);
+        if (customer != anyActive) {
+            violation("status_mismatches", "lead " + site.leadId() + " is " + (customer ? "a customer" : "a lead")
+                    + " but has " + (anyActive ? "an" : "no") + " active site");
+        }
+    }
+
+    private void checkOrphans(Map<String, InventorySnapshot> inventories, Set<String> databases,
+            Map<String, Site> ownerOfKey, CheckData data) {
+        LedgerClaims claims = new LedgerClaims(data.ledger());
+        LEAF_OF_KIND.forEach((kind, leaf) -> {
+            for (SimResource r : inventories.get(leaf).current()) {
+                if (!ours(r.tag())) {
+                    continue; // someone else's resource, not an orphan of ours
+                }
+                Site owner = ownerOfKey.get(kind + "|" + r.naturalKey());
+                if (owner == null) {
+                    violation("orphans", leaf + " holds '" + r.naturalKey() + "' (id " + r.id() + ") that no site asked for");
+                } else if (owner.state() == SiteState.FAILED || owner.state() == SiteState.DELETED) {
+                    continue; // counted with its site
+                } else if (!claims.accountsFor(kind, leafIdOf(kind, r), r.naturalKey())) {
+                    violation("orphans", leaf + " holds '" + r.naturalKey() + "' (id " + r.id()
+                            + ") that no ledger entry records");
+                }
+            }
+        });
+        for (String db : databases) {
+            if (!ownerOfKey.containsKey(SiteResources.DATABASE + "|" + db)) {
+                violation("orphans", "postgres holds database " + db + " that no site asked for");
+            }
+        }
+    }
+
+    private boolean ours(String tag) {
+        return resources.tags().isOurs(tag);
+    }
+
+    /** The ledger's leaf id of a resource as the simulated leaf reports it. */
+    private static String leafIdOf(String kind, SimResource r) {
+        return kind.equals(SiteResources.REPOSITORY) && r.scope() != null ? r.scope() + "/" + r.naturalKey() : r.id();
+    }
+}

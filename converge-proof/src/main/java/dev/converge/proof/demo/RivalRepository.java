@@ -1,0 +1,49 @@
+package dev.converge.proof.demo;
+
+import dev.converge.ledger.LeafCallException;
+import dev.converge.ledger.LeafRejected;
+import dev.converge.ledger.ResourceExists;
+import dev.converge.provisioning.leaf.GitHostDriver;
+
+/**
+ * The demo's "another customer of the git host takes the repository name first": a repository of
+ * that name, not ours, created at the git host before the site is requested. The git host is the
+ * demo's faulting one, so the create is retried (a timeout may have taken effect: "already exists"
+ * then means the name is taken) and a fault never ends the run.
+ */
+final class RivalRepository {
+    static final String DESCRIPTION = "another customer's repository";
+
+    private final GitHostDriver gitHost;
+
+    RivalRepository(GitHostDriver gitHost) {
+        this.gitHost = gitHost;
+    }
+
+    static final int ATTEMPTS = 20;
+
+    /** Makes the name taken at the git host; false if the git host would not have it (the site then provisions). */
+    boolean take(String name) {
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                gitHost.create(name, DESCRIPTION, null);
+                return true;
+            } catch (ResourceExists e) {
+                return true; // an earlier attempt's create went through before its answer was lost
+            } catch (LeafRejected e) {
+                if (!e.isTransient()) {
+                    return false;
+                }
+            } catch (LeafCallException e) {
+                // no answer, a reset, a malformed reply: try again
+            }
+            try {
+                Thread.sleep(Math.min(1000, 100L * attempt));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+}

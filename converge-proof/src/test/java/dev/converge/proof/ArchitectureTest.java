@@ -1,0 +1,23 @@
+package dev.converge.proof;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The proof is built on the service and the leaf simulator; the commands are built on the proof, never under it. */
+class ArchitectureTest {
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.converge");
+
+    @Test
+    void theProofKnowsNothingOfTheCommands() {
+        noClasses().that().resideInAPackage("dev.converge.proof..")
+                .should().dependOnClassesThat().resideInAPackage("dev.converge.cli..")
+                .because("the chaos run's children start the proof's own ChaosNode, not the converge command")
+                .check(CLASSES);
+    }
+}

@@ -1,8 +1,0 @@
-package dev.converge.provisioning.bench;
-
-import dev.converge.queue.JobType;
-
-/** A pickup-latency job; its handler reports when it started. */
-record PickupProbe(int n) {
-    static final JobType<PickupProbe> TYPE = JobType.of("bench.pickup", PickupProbe.class).withQueue("bench-pickup");
-}

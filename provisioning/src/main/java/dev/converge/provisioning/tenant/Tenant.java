@@ -1,7 +1,0 @@
-package dev.converge.provisioning.tenant;
-
-import java.time.Instant;
-
-/** A customer of the service: every lookup is scoped by it. */
-public record Tenant(long id, String name, Instant createdAt) {
-}
