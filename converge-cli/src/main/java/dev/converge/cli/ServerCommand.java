@@ -2,7 +2,7 @@ package dev.converge.cli;
 
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.api.ApiOptions;
 import dev.converge.provisioning.api.ApiServer;
 import dev.converge.provisioning.options.DurationConverter;

@@ -1,10 +1,12 @@
 package dev.converge.provisioning;
 
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.Converge;
 import dev.converge.provisioning.event.Events;
 import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.lead.Leads;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.Receipts;
 import dev.converge.provisioning.site.SiteSteps;
 import dev.converge.provisioning.site.SiteStore;
@@ -20,7 +22,7 @@ import org.flywaydb.core.Flyway;
  * The provisioning service assembled on one node: its schema, the engine with the site flows'
  * handlers, and the services the HTTP API, the MCP tools and the CLI use.
  */
-public final class Provisioning implements AutoCloseable {
+public final class Provisioning implements ProvisioningService, AutoCloseable {
     private final Store store;
     private final ProvisioningConfig config;
     private final PrometheusMeterRegistry meters;
@@ -109,58 +111,71 @@ public final class Provisioning implements AutoCloseable {
                 .load().migrate();
     }
 
+    @Override
     public Store store() {
         return store;
     }
 
+    @Override
     public ProvisioningConfig config() {
         return config;
     }
 
+    @Override
     public PrometheusMeterRegistry meters() {
         return meters;
     }
 
+    @Override
     public Converge engine() {
         return engine;
     }
 
+    @Override
     public Tenants tenants() {
         return tenants;
     }
 
+    @Override
     public Leads leads() {
         return leads;
     }
 
+    @Override
     public Sites sites() {
         return sites;
     }
 
     /** A person's retries and settlements when automation stops. */
+    @Override
     public dev.converge.provisioning.hand.OperatorActions hand() {
         return hand;
     }
 
+    @Override
     public Events events() {
         return events;
     }
 
+    @Override
     public SiteResources resources() {
         return resources;
     }
 
     /** The job types of the site flows (for enqueueing a step, such as a permitted welcome-email resend). */
+    @Override
     public dev.converge.provisioning.flow.SiteJobs jobs() {
         return jobs;
     }
 
     /** Per-tenant quotas and write rate limits. */
+    @Override
     public dev.converge.provisioning.limits.Limits limits() {
         return limits;
     }
 
     /** The assistant's conversations (their turns run on the nodes that work the queue). */
+    @Override
     public dev.converge.provisioning.conversation.Conversations conversations() {
         return conversations;
     }

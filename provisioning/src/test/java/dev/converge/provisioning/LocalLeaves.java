@@ -1,5 +1,6 @@
 package dev.converge.provisioning;
 
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.leafsim.LeafSim;
 import dev.converge.leafsim.LeafSimConfig;
 import dev.converge.provisioning.leaf.ApiToken;

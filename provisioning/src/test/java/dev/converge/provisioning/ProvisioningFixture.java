@@ -1,5 +1,6 @@
 package dev.converge.provisioning;
 
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;

@@ -5,7 +5,7 @@ import dev.converge.proof.check.ConvergenceCheck;
 import dev.converge.proof.check.RemoteTruth;
 import dev.converge.proof.demo.DemoFaults;
 import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.flow.SiteResources;
 import dev.converge.provisioning.leaf.PostgresDatabaseLeaf;
 import dev.converge.provisioning.limits.Limits;

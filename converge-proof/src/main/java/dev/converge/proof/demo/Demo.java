@@ -7,7 +7,7 @@ import dev.converge.proof.check.LocalTruth;
 import dev.converge.proof.embedded.EmbeddedLeaves;
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.api.ApiOptions;
 import dev.converge.provisioning.api.ApiServer;
 import dev.converge.provisioning.flow.SiteJobs;

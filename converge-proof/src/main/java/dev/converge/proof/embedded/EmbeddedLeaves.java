@@ -2,7 +2,7 @@ package dev.converge.proof.embedded;
 
 import dev.converge.leafsim.LeafSim;
 import dev.converge.leafsim.LeafSimConfig;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.leaf.ApiToken;
 import dev.converge.provisioning.leaf.GitHostConfig;
 import dev.converge.provisioning.leaf.HostingConfig;

@@ -7,7 +7,7 @@ import dev.converge.leafsim.fault.FaultRule;
 import dev.converge.leafsim.fault.FaultType;
 import dev.converge.ledger.LeafResource;
 import dev.converge.proof.embedded.EmbeddedLeaves;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.leaf.GitHostDriver;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

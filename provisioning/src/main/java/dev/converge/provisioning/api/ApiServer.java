@@ -1,7 +1,7 @@
 package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.idempotency.IdempotencyStore;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -43,7 +43,7 @@ public final class ApiServer implements AutoCloseable {
         this.orphans = orphans;
     }
 
-    public static ApiServer start(Provisioning service, ApiOptions options, List<ApiExtension> extensions) {
+    public static ApiServer start(ProvisioningService service, ApiOptions options, List<ApiExtension> extensions) {
         Objects.requireNonNull(service, "service");
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);

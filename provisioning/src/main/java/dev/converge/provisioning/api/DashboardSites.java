@@ -1,7 +1,7 @@
 package dev.converge.provisioning.api;
 
 import dev.converge.dashboard.Dashboard;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.SiteFailure;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.store.Store;
@@ -35,7 +35,7 @@ final class DashboardSites {
         this.store = store;
     }
 
-    static Dashboard.Page page(Provisioning service) {
+    static Dashboard.Page page(ProvisioningService service) {
         DashboardSites sites = new DashboardSites(service.store());
         return new Dashboard.Page("sites", "Sites", sites::answer, "dev/converge/provisioning/dashboard/sites.js");
     }

@@ -1,7 +1,7 @@
 package dev.converge.provisioning.api;
 
 import dev.converge.dashboard.Dashboard;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.hand.OperatorActions;
@@ -38,7 +38,7 @@ public final class OperatorDashboard implements ApiExtension {
         dashboard(context.service(), env).mount(config, PATH);
     }
 
-    static Dashboard dashboard(Provisioning service, Map<String, String> env) {
+    static Dashboard dashboard(ProvisioningService service, Map<String, String> env) {
         Credentials credentials = service.tenants().credentials();
         OperatorActions hand = service.hand();
         Dashboard.Builder b = Dashboard.builder(service.engine())

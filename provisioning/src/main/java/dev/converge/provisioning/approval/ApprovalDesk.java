@@ -1,6 +1,6 @@
 package dev.converge.provisioning.approval;
 
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteState;
@@ -35,10 +35,10 @@ public final class ApprovalDesk {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final Provisioning service;
+    private final ProvisioningService service;
     private final Approvals approvals;
 
-    public ApprovalDesk(Provisioning service, Approvals approvals) {
+    public ApprovalDesk(ProvisioningService service, Approvals approvals) {
         this.service = service;
         this.approvals = approvals;
     }

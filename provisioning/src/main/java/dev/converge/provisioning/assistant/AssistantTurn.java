@@ -3,7 +3,7 @@ package dev.converge.provisioning.assistant;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approvals;
 import dev.converge.provisioning.conversation.Conversations.Entry;
@@ -51,7 +51,7 @@ public final class AssistantTurn {
     private static final Logger log = LoggerFactory.getLogger(AssistantTurn.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Provisioning service;
+    private final ProvisioningService service;
     private final Conversations conversations;
     private final ModelSettings settings;
     private volatile Tools tools;
@@ -60,7 +60,7 @@ public final class AssistantTurn {
     private record Tools(Map<String, SiteTool> byName, List<ToolSpecification> specs, ToolRunner runner) {
     }
 
-    public AssistantTurn(Provisioning service, Conversations conversations, ModelSettings settings) {
+    public AssistantTurn(ProvisioningService service, Conversations conversations, ModelSettings settings) {
         this.service = service;
         this.conversations = conversations;
         this.settings = settings;

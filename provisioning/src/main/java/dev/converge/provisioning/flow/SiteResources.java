@@ -2,7 +2,7 @@ package dev.converge.provisioning.flow;
 
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceType;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.leaf.GitHostDriver;
 import dev.converge.provisioning.leaf.HostingDriver;
 import dev.converge.provisioning.leaf.LicenseDriver;

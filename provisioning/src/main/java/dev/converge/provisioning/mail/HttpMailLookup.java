@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mail;
 
 import dev.converge.ledger.LeafRejected;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -17,7 +17,7 @@ import java.time.Duration;
  * mail server, not by sending again. When the listing cannot answer, the lookup fails as a
  * transient leaf error: the step retries later, and never guesses.
  */
-public final class HttpMailLookup implements ProvisioningConfig.MailLookup {
+public final class HttpMailLookup implements MailLookup {
     private static final String LEAF = "smtp";
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final String base;

@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.SiteStore;
@@ -18,17 +18,17 @@ import java.util.Optional;
  * {@link UrlProbe} for which URLs it will contact).
  */
 final class CheckUrlTool {
-    private final Provisioning service;
+    private final ProvisioningService service;
     private final SiteStore siteStore;
     private final UrlProbe probe;
 
-    private CheckUrlTool(Provisioning service, UrlProbe probe) {
+    private CheckUrlTool(ProvisioningService service, UrlProbe probe) {
         this.service = service;
         this.siteStore = new SiteStore(Dialect.of(service.store()));
         this.probe = probe;
     }
 
-    static SiteTool declaration(Provisioning service, UrlProbe probe) {
+    static SiteTool declaration(ProvisioningService service, UrlProbe probe) {
         CheckUrlTool t = new CheckUrlTool(service, probe);
         String domain = service.config().baseDomain();
         return new SiteTool("check_url", "Check a URL or subdomain",

@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Receipt;
 import dev.converge.provisioning.site.Site;
@@ -17,13 +17,13 @@ import java.util.Map;
  * anyone else is a tool error saying so (R10), never an exception an agent might retry.
  */
 final class CreateSiteTool {
-    private final Provisioning service;
+    private final ProvisioningService service;
 
-    private CreateSiteTool(Provisioning service) {
+    private CreateSiteTool(ProvisioningService service) {
         this.service = service;
     }
 
-    static SiteTool declaration(Provisioning service) {
+    static SiteTool declaration(ProvisioningService service) {
         CreateSiteTool t = new CreateSiteTool(service);
         return new SiteTool("create_site", "Create a site",
                 "Requests a new site for one of the tenant's leads at https://<subdomain>." + service.config().baseDomain()

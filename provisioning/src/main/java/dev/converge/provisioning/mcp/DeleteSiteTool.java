@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.approval.ApprovalAction;
 import dev.converge.provisioning.approval.HowToApprove;
 import dev.converge.provisioning.site.Site;
@@ -17,7 +17,7 @@ final class DeleteSiteTool {
     private DeleteSiteTool() {
     }
 
-    static SiteTool declaration(Provisioning service) {
+    static SiteTool declaration(ProvisioningService service) {
         return new SiteTool("delete_site", "Delete a site",
                 "Deletes a site and everything provisioned for it (repository, hosting, database, license); this cannot "
                         + "be undone. Requires approval_token: a one-time approval that only a person can give for this "

@@ -1,6 +1,6 @@
 package dev.converge.provisioning.mcp;
 
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approvals;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -31,7 +31,7 @@ public final class ProvisioningTools {
     private final List<SiteTool> tools;
     private final ToolRunner runner;
 
-    public ProvisioningTools(Provisioning service, McpOptions options) {
+    public ProvisioningTools(ProvisioningService service, McpOptions options) {
         UrlProbe probe = new UrlProbe(service.config().baseDomain(), options.allowLoopbackUrlChecks(),
                 options.urlCheckTimeout());
         this.tools = List.of(

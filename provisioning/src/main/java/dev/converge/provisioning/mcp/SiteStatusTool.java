@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.SiteView;
 import java.util.List;
 
@@ -10,7 +10,7 @@ final class SiteStatusTool {
     private SiteStatusTool() {
     }
 
-    static SiteTool declaration(Provisioning service) {
+    static SiteTool declaration(ProvisioningService service) {
         return new SiteTool("get_site_status", "Get a site's status",
                 "Shows a site of this tenant: its state (provisioning, active, failed, needs_attention, deleting, "
                         + "deleted), its resources, its history and its receipt.",

@@ -1,7 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.approval.HowToApprove;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.provisioning.site.Site;
@@ -21,13 +21,13 @@ import java.util.Optional;
  * from that token, so repeated calls queue one send, and the send spends the token at most once.
  */
 final class WelcomeEmailTool {
-    private final Provisioning service;
+    private final ProvisioningService service;
 
-    private WelcomeEmailTool(Provisioning service) {
+    private WelcomeEmailTool(ProvisioningService service) {
         this.service = service;
     }
 
-    static SiteTool declaration(Provisioning service) {
+    static SiteTool declaration(ProvisioningService service) {
         WelcomeEmailTool t = new WelcomeEmailTool(service);
         return new SiteTool("send_welcome_email", "Send the welcome email again",
                 "Sends the welcome email of an active site to its lead again. Each resend needs a permission that a "

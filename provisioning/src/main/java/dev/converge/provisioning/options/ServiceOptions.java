@@ -1,7 +1,8 @@
 package dev.converge.provisioning.options;
 
+import dev.converge.provisioning.mail.MailLookup;
 import dev.converge.ledger.ResourceTags;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.leaf.ApiToken;
 import dev.converge.provisioning.leaf.GitHostConfig;
 import dev.converge.provisioning.leaf.HostingConfig;
@@ -101,7 +102,7 @@ public final class ServiceOptions {
      * one is an error (a service must not quietly talk to a leaf with a well-known token) unless
      * {@code --dev} allows the simulator's defaults.
      */
-    public ProvisioningConfig config(ProvisioningConfig.MailLookup mailLookup) {
+    public ProvisioningConfig config(MailLookup mailLookup) {
         java.util.List<String> missing = java.util.stream.Stream.of("githost", "hosting", "license")
                 .map(l -> "CONVERGE_" + l.toUpperCase() + "_TOKEN").filter(v -> env(v, null) == null).toList();
         if (!missing.isEmpty() && !dev) {

@@ -1,6 +1,6 @@
 package dev.converge.provisioning.site;
 
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.flow.SiteResources;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -10,7 +10,7 @@ import dev.converge.ledger.LeafCall;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.event.Events;
 import dev.converge.provisioning.flow.SiteJobs.ResourceStep;
 import dev.converge.provisioning.flow.SiteJobs.SiteRef;

@@ -1,6 +1,6 @@
 package dev.converge.provisioning.site;
 
-import dev.converge.provisioning.ProvisioningConfig.MailLookup;
+import dev.converge.provisioning.mail.MailLookup;
 import dev.converge.provisioning.mail.MailReceipt;
 import dev.converge.provisioning.mail.SmtpMailer;
 import dev.converge.provisioning.mail.WelcomeEmail;

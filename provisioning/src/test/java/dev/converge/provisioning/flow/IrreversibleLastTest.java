@@ -8,7 +8,7 @@ import dev.converge.crash.CrashPoint;
 import dev.converge.provisioning.LocalLeaves;
 import dev.converge.provisioning.NodeOptions;
 import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;

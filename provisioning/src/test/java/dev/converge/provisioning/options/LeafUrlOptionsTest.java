@@ -2,7 +2,7 @@ package dev.converge.provisioning.options;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.converge.provisioning.ProvisioningConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

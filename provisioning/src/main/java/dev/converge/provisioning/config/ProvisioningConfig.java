@@ -1,10 +1,11 @@
-package dev.converge.provisioning;
+package dev.converge.provisioning.config;
 
 import dev.converge.ledger.ResourceTags;
 import dev.converge.provisioning.leaf.GitHostConfig;
 import dev.converge.provisioning.leaf.HostingConfig;
 import dev.converge.provisioning.leaf.LicenseConfig;
 import dev.converge.provisioning.leaf.PostgresLeafConfig;
+import dev.converge.provisioning.mail.MailLookup;
 import dev.converge.provisioning.mail.SmtpConfig;
 import java.time.Duration;
 import java.util.Objects;
@@ -63,11 +64,5 @@ public record ProvisioningConfig(
     public ProvisioningConfig withTags(ResourceTags t) {
         return new ProvisioningConfig(baseDomain, trialWindow, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
                 license, database, smtp, mailLookup, t);
-    }
-
-    /** Asks the mail provider whether a message carrying a send token was accepted. */
-    @FunctionalInterface
-    public interface MailLookup {
-        boolean accepted(String sendToken);
     }
 }
