@@ -1,6 +1,7 @@
 package dev.converge.proof;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -19,5 +20,10 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAPackage("dev.converge.cli..")
                 .because("the chaos run's children start the proof's own ChaosNode, not the converge command")
                 .check(CLASSES);
+    }
+
+    @Test
+    void thePackagesOfTheProofFormNoCycle() {
+        slices().matching("dev.converge.proof.(*)..").should().beFreeOfCycles().check(CLASSES);
     }
 }
