@@ -36,19 +36,10 @@ final class Completer implements AutoCloseable {
     private final EngineRuntime rt;
     private final BlockingQueue<Pending> standalone = new LinkedBlockingQueue<>();
     /**
-     * Threads committing outcomes of flows' steps side by side. Every row a step's hooks update (its
-     * batch's counters, its chain's position, its flow's state) belongs to its flow, so each flow's
-     * steps go to one of these lanes by the flow's id: one flow's outcomes are still recorded by one
-     * thread in order, while other flows' commits no longer wait behind them.
-     */
-    static final int FLOW_COMMITTERS = 2;
-    /**
-     * Jobs of batches and chains outside flows: their hooks update shared rows (a batch's counters,
-     * a chain that a batch also advances), so their outcomes are recorded by one thread, one
-     * transaction at a time, as before.
+     * Jobs of batches, chains and flows: their hooks update shared rows (a batch's counters), so
+     * their outcomes are recorded by one thread, one transaction at a time, as before.
      */
     private final BlockingQueue<Pending> hooked = new LinkedBlockingQueue<>();
-    private final List<BlockingQueue<Pending>> flowLanes = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean down = new AtomicBoolean();
     private volatile boolean running = true;
@@ -56,11 +47,6 @@ final class Completer implements AutoCloseable {
     Completer(EngineRuntime rt) {
         this.rt = rt;
         threads.add(EngineRuntime.daemon(() -> loop(hooked), "converge-complete"));
-        for (int i = 1; i <= FLOW_COMMITTERS; i++) {
-            BlockingQueue<Pending> lane = new LinkedBlockingQueue<>();
-            flowLanes.add(lane);
-            threads.add(EngineRuntime.daemon(() -> loop(lane), "converge-complete-flow-" + i));
-        }
         for (int i = 1; i <= STANDALONE_COMMITTERS; i++) {
             threads.add(EngineRuntime.daemon(() -> loop(standalone), "converge-complete-" + i));
         }
@@ -73,10 +59,7 @@ final class Completer implements AutoCloseable {
     void submit(RunningJob r, Outcome outcome) {
         LeasedJob job = r.job;
         boolean hasHooks = job.batchId() != null || job.chainId() != null || job.flowId() != null;
-        BlockingQueue<Pending> to = !hasHooks ? standalone
-                : job.flowId() != null ? flowLanes.get((int) Math.floorMod(job.flowId(), (long) flowLanes.size()))
-                : hooked;
-        to.add(new Pending(r, outcome));
+        (hasHooks ? hooked : standalone).add(new Pending(r, outcome));
     }
 
     private void loop(BlockingQueue<Pending> queue) {
