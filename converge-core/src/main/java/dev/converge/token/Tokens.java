@@ -239,12 +239,13 @@ public final class Tokens {
             throw unknown(ctx, op, a);
         }
         rt.crashPlan().reached(CrashPoint.AFTER_TOKEN_USE, ctx.lease());
-        if (!rt.store().withConnection(c -> store.spend(c, t.id(), ctx.lease(), now()))) {
+        Optional<Token> spent = rt.store().withConnection(c -> store.spendReturning(c, t.id(), ctx.lease(), now()));
+        if (spent.isEmpty()) {
             log.warn("token {} of pool {} was used by {} but spending it was refused: this delivery lost its lease",
                     t.id(), pool, op.name());
             throw new LeaseLost(ctx.lease(), "spending token " + t.id() + " was refused");
         }
-        return new TokenUse<>(false, result, store(t.id()));
+        return new TokenUse<>(false, result, spent.get());
     }
 
     /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
@@ -271,13 +272,24 @@ public final class Tokens {
             String owner = rt.nodeId() + "/job-" + ctx.jobId();
             boolean got;
             if (t.state() == TokenState.AVAILABLE) {
-                got = rt.store().withConnection(c -> store.checkout(c, t.id(), owner, ctx.lease(), now()));
+                // the checkout returns the token as it wrote it: no read after it
+                Optional<Token> mine = rt.store().withConnection(c -> store.checkoutReturning(c, t.id(), owner, ctx.lease(),
+                        now()));
+                if (mine.isPresent()) {
+                    return mine.get();
+                }
+                got = false;
             } else if (mine(t, ctx)) {
                 return t;
             } else if (ownerAlive(t)) {
                 throw new ClaimHeld("token " + t.id() + " of pool " + pool + " is in use by job " + t.ownerJobId());
             } else if (t.usedAt() == null) {
-                got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
+                Optional<Token> mine = rt.store().withConnection(c -> store.takeOverReturning(c, t, owner, ctx.lease(),
+                        now()));
+                if (mine.isPresent()) {
+                    return mine.get();
+                }
+                got = false;
             } else {
                 TransactionGuard.assertNoTransaction("lookup of " + op.name());
                 Optional<Boolean> used = op.wasUsed(t.value());

@@ -43,8 +43,8 @@ class StaleWorkerTest {
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "stale", "{}", 3), clock.sqlNow()));
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();
-            assertThat((boolean) store.withConnection(c -> ledger.insertClaim(c, "repo", "k", null, "s", RepetitionSafety.UNSAFE,
-                    null, first, clock.sqlNow()))).isTrue();
+            assertThat(store.<java.util.Optional<dev.converge.ledger.LedgerEntry>>withConnection(c -> ledger.insertClaim(c,
+                    "repo", "k", null, "s", RepetitionSafety.UNSAFE, null, first, clock.sqlNow()))).isPresent();
             store.withConnection(c -> tokens.add(c, "p", "tok", "s", clock.sqlNow()));
             long tokenId = store.withConnection(c -> tokens.bySubject(c, "p", "s")).orElseThrow().id();
             assertThat((boolean) store.withConnection(c -> tokens.checkout(c, tokenId, "a", first, clock.sqlNow()))).isTrue();

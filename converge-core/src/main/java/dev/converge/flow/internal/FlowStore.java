@@ -48,6 +48,7 @@ public final class FlowStore {
     private final Sql cancelLooseJobs;
     private final Sql states;
     private final Sql lockState;
+    private final Sql shareState;
     private final Sql overdueCompensating;
     private final Sql compensationDeadline;
     private final Sql notDone;
@@ -95,6 +96,7 @@ public final class FlowStore {
         compensationDeadline = Sql.of(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
         notDone = Sql.of(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
         lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        shareState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id" + d.forShare());
         // a person's retry: the one way out of needs_attention, back into compensation, once
         reopen = Sql.of(d, "UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
                 + "finished_at = NULL, updated_at = {now}, deadline = {now+:deadline_ms} "
@@ -239,6 +241,19 @@ public final class FlowStore {
      */
     public FlowState lockState(Connection c, long flowId) throws SQLException {
         String s = lockState.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getString(1));
+        if (s == null) {
+            throw new IllegalStateException("flow " + flowId + " does not exist");
+        }
+        return FlowState.fromSql(s);
+    }
+
+    /**
+     * The flow's state, its row share-locked until the caller's transaction ends: steps of one flow
+     * registering compensations at once do not wait for each other, while the flow's state cannot
+     * change (nor a compensating flow end, which takes {@link #lockState}) until they commit.
+     */
+    public FlowState shareState(Connection c, long flowId) throws SQLException {
+        String s = shareState.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getString(1));
         if (s == null) {
             throw new IllegalStateException("flow " + flowId + " does not exist");
         }

@@ -154,12 +154,14 @@ public final class FlowTracker implements ChainListener {
     }
 
     /**
-     * Checks, under the flow's row lock, that a compensation may still be registered: the flow
-     * is running or compensating (then it will run). A flow that has ended would never run it,
-     * so the registering step is refused before its side effect.
+     * Checks, under a shared lock of the flow's row, that a compensation may still be registered:
+     * the flow is running or compensating (then it will run). A flow that has ended would never run
+     * it, so the registering step is refused before its side effect. The lock is shared so that the
+     * steps of one batch register side by side; the flow cannot change state, nor its compensation
+     * decide what to undo (it takes the row's exclusive lock), until the registration commits.
      */
     public void admitCompensation(java.sql.Connection c, long flowId) throws SQLException {
-        FlowState state = store.lockState(c, flowId);
+        FlowState state = store.shareState(c, flowId);
         if (state != FlowState.RUNNING && state != FlowState.COMPENSATING) {
             throw new JobCancelledException("flow " + flowId + " has already ended (" + state.sql()
                     + "): a compensation registered now would never run, so this step must not act");

@@ -50,7 +50,8 @@ final class EnsureResource {
             String[] outcome) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String tag = ops.tags.tagFor(subject);
-        LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params);
+        boolean[] fresh = new boolean[1];
+        LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params, fresh);
         if (e.state() == LedgerState.CONFIRMED) {
             outcome[0] = "existing";
             return e;
@@ -68,11 +69,15 @@ final class EnsureResource {
             throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
                     + " cannot be looked up", null);
         }
-        return create(ctx, type, e, tag, params, outcome);
+        return create(ctx, type, e, fresh[0], tag, params, outcome);
     }
 
-    /** Returns the entry confirmed for this subject, or one claimed by this delivery. */
-    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+    /**
+     * Returns the entry confirmed for this subject, or one claimed by this delivery; {@code fresh[0]} says
+     * whether this claim began the entry's generation (nobody can have sent its create yet).
+     */
+    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params,
+            boolean[] fresh) {
         JobLease me = ctx.lease();
         Long flowId = ctx.flowId().orElse(null);
         // kept for a create that can be resent with the entry's key: teardown and the reaper learn
@@ -99,25 +104,27 @@ final class EnsureResource {
                     throw new ClaimHeld(type.kind() + " '" + key + "' is being deleted; trying again later");
                 }
             }
-            if (ctx.cancelled()) {
+            // A new generation is claimed without asking about cancellation first: a claim is no side effect
+            // outside, and the create asks right before it sends (R7); a cancelled step releases its fresh claim
+            // there (nobody sent its create). A lookup-and-adopt records what exists already, which the flow's
+            // compensation then undoes. An unresolved entry is asked about first: an earlier delivery may
+            // have sent its create, so a cancelled step must leave it as it is, not take it over.
+            boolean unresolved = cur.isPresent() && cur.get().state().unresolved();
+            if (unresolved && ctx.cancelled()) {
                 throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + key + "' (R7)");
             }
+            fresh[0] = !unresolved;
             ctx.checkLease();
-            // the claimed row is read back inside the claim's own transaction: the compensation needs its id, and
-            // the caller gets the row as this claim wrote it, without a round trip of its own after the commit
+            // the claiming write returns the row as it wrote it: the compensation needs its id, and the caller
+            // gets it without a read inside the transaction or after the commit
             Optional<LedgerEntry> claimed;
             if (cur.isEmpty()) {
-                claimed = ops.tx(c -> {
-                    boolean ok = ops.store.insertClaim(c, type.kind(), key, flowId, subject, type.createSafety(), kept, me,
-                            ops.now());
-                    return ok ? claimedRow(c, flowId, type.kind(), key, true) : Optional.<LedgerEntry>empty();
-                });
+                claimed = ops.tx(c -> compensated(c, flowId, ops.store.insertClaim(c, type.kind(), key, flowId, subject,
+                        type.createSafety(), kept, me, ops.now()), true));
             } else if (cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
                 LedgerEntry e = cur.get();
-                claimed = ops.tx(c -> {
-                    boolean ok = ops.store.reuse(c, e, flowId, subject, type.createSafety(), kept, me, ops.now());
-                    return ok ? claimedRow(c, flowId, type.kind(), key, true) : Optional.<LedgerEntry>empty();
-                });
+                claimed = ops.tx(c -> compensated(c, flowId, ops.store.reuse(c, e, flowId, subject, type.createSafety(),
+                        kept, me, ops.now()), true));
             } else {
                 LedgerEntry e = cur.get();
                 if (LedgerOps.ownedBy(e, ctx)) {
@@ -127,11 +134,8 @@ final class EnsureResource {
                     throw new ClaimHeld(type.kind() + " '" + key + "' is being created by job " + e.ownerJobId()
                             + "; trying again later");
                 }
-                claimed = ops.tx(c -> {
-                    boolean ok = ops.store.takeOver(c, e, flowId, me, ops.now());
-                    return ok ? claimedRow(c, flowId, type.kind(), key, flowId != null && !flowId.equals(e.flowId()))
-                            : Optional.<LedgerEntry>empty();
-                });
+                claimed = ops.tx(c -> compensated(c, flowId, ops.store.takeOverReturning(c, e, flowId, me, ops.now()),
+                        flowId != null && !flowId.equals(e.flowId())));
             }
             if (claimed.isPresent()) {
                 return claimed.get();
@@ -142,16 +146,15 @@ final class EnsureResource {
     }
 
     /**
-     * Inside the claim's transaction: the row just claimed, with its teardown registered as the flow's
-     * compensation when {@code compensate} (a new claim, or one taken over into another flow).
+     * Inside the claim's transaction: the row just claimed (if the claim applied), with its teardown registered
+     * as the flow's compensation when {@code compensate} (a new claim, or one taken over into another flow).
      */
-    private Optional<LedgerEntry> claimedRow(java.sql.Connection c, Long flowId, String kind, String key,
-            boolean compensate) throws java.sql.SQLException {
-        LedgerEntry e = ops.store.byKey(c, kind, key).orElseThrow();
-        if (compensate && flowId != null) {
-            ops.flows.compensateWith(c, flowId, compensationFor.apply(e.id()));
+    private Optional<LedgerEntry> compensated(java.sql.Connection c, Long flowId, Optional<LedgerEntry> claimed,
+            boolean compensate) {
+        if (claimed.isPresent() && compensate && flowId != null) {
+            ops.flows.compensateWith(c, flowId, compensationFor.apply(claimed.get().id()));
         }
-        return Optional.of(e);
+        return claimed;
     }
 
     private LedgerEntry adopt(JobContext ctx, LedgerEntry e, LeafResource found, String tag) {
@@ -164,19 +167,26 @@ final class EnsureResource {
             throw LedgerOps.conflict(e, "exists at the leaf and is not ours (it does not carry our tag)");
         }
         ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
-        if (!ops.db(c -> ops.store.confirm(c, e.id(), found.leafId(), found.data(), ctx.lease(), ops.now()))) {
+        Optional<LedgerEntry> adopted = ops.db(c -> ops.store.confirmReturning(c, e.id(), found.leafId(), found.data(),
+                ctx.lease(), ops.now()));
+        if (adopted.isEmpty()) {
             throw LedgerOps.lost(ctx, "adopting " + e.kind() + " '" + e.naturalKey() + "'");
         }
         log.info("{} '{}' adopted: found at the leaf with our tag (an earlier attempt created it)", e.kind(),
                 e.naturalKey());
         ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
-        return ops.byId(e.id()).orElseThrow();
+        return adopted.get();
     }
 
-    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, String tag, Map<String, Object> params,
-            String[] outcome) {
+    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, boolean fresh, String tag,
+            Map<String, Object> params, String[] outcome) {
         if (ctx.cancelled()) {
-            ops.db(c -> ops.store.release(c, e.id(), "cancelled before create", ctx.lease(), ops.now()));
+            if (fresh) {
+                // this generation began with this delivery's claim: no create of it was ever sent
+                ops.db(c -> ops.store.release(c, e.id(), "cancelled before create", ctx.lease(), ops.now()));
+            }
+            // else an earlier delivery may have sent it: the entry stays unresolved for the compensation's
+            // teardown (or the reaper) to learn what exists, never released as if nothing did
             throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + e.naturalKey() + "' (R7)");
         }
         ctx.checkLease();
@@ -212,13 +222,15 @@ final class EnsureResource {
             throw new NonRetryableException(r.getMessage(), r);
         }
         ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
-        if (!ops.db(c -> ops.store.confirm(c, e.id(), res.leafId(), res.data(), ctx.lease(), ops.now()))) {
+        Optional<LedgerEntry> confirmed = ops.db(c -> ops.store.confirmReturning(c, e.id(), res.leafId(), res.data(),
+                ctx.lease(), ops.now()));
+        if (confirmed.isEmpty()) {
             afterLostConfirm(type, e, res);
             throw LedgerOps.lost(ctx, "confirming " + type.kind() + " '" + e.naturalKey() + "'");
         }
         ops.crash(ctx, CrashPoint.AFTER_LEDGER_WRITE);
         outcome[0] = "created";
-        return ops.byId(e.id()).orElseThrow();
+        return confirmed.get();
     }
 
     /** Whether an ambiguous create can be settled later: by a lookup, or by resending the same key. */

@@ -50,6 +50,18 @@ public final class LedgerEngine {
     static final int REAP_PAGES_PER_PASS = 10;
 
     private final LedgerOps ops;
+    /**
+     * The subjects of flows whose steps ensured resources here lately. A flow's subject never changes and
+     * its id is never reused, so each flow's steps read it once per node instead of once per ensure().
+     */
+    private final java.util.Map<Long, String> flowSubjects = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<Long, String> eldest) {
+                    return size() > FLOW_SUBJECTS_KEPT;
+                }
+            });
+    private static final int FLOW_SUBJECTS_KEPT = 10_000;
     private final java.util.concurrent.atomic.AtomicLong reapCursor = new java.util.concurrent.atomic.AtomicLong();
     private final EnsureResource ensure;
     private final TeardownEntry teardown;
@@ -92,7 +104,7 @@ public final class LedgerEngine {
         if (key == null || key.isBlank() || key.length() > 500) {
             throw new IllegalArgumentException("natural key must be 1-500 characters");
         }
-        String owner = subject != null ? subject : ctx.flowId().flatMap(ops.flows::get).map(FlowView::subject)
+        String owner = subject != null ? subject : ctx.flowId().flatMap(this::flowSubject)
                 .orElseThrow(() -> new IllegalArgumentException("job " + ctx.jobId()
                         + " is not part of a flow: name the subject that owns the resource"));
         dev.converge.queue.internal.EngineObserver.Activity a = ops.rt.events().ensure(type.kind(),
@@ -107,6 +119,16 @@ public final class LedgerEngine {
         }
         a.end(outcome[0] == null ? "existing" : outcome[0], null);
         return e;
+    }
+
+    private java.util.Optional<String> flowSubject(long flowId) {
+        String known = flowSubjects.get(flowId);
+        if (known != null) {
+            return java.util.Optional.of(known);
+        }
+        java.util.Optional<String> read = ops.flows.get(flowId).map(FlowView::subject);
+        read.ifPresent(s -> flowSubjects.put(flowId, s));
+        return read;
     }
 
     public <T> T call(JobContext ctx, LeafCall<T> call) {

@@ -25,8 +25,10 @@ import java.util.Optional;
  */
 public final class LedgerStore {
     private static final ObjectMapper JSON = dev.converge.queue.internal.JsonCodec.shared();
-    private static final String COLUMNS = "id, kind, natural_key, flow_id, subject, state, safety, leaf_id, data, "
-            + "generation, owner_job_id, owner_epoch, last_error, created_at, updated_at, confirmed_at";
+    private static final String[] COLUMN_NAMES = {"id", "kind", "natural_key", "flow_id", "subject", "state", "safety",
+        "leaf_id", "data", "generation", "owner_job_id", "owner_epoch", "last_error", "created_at", "updated_at",
+        "confirmed_at"};
+    private static final String COLUMNS = String.join(", ", COLUMN_NAMES);
     /** The writer's delivery is still the job's current one. */
     private static final String FENCE = " AND EXISTS (SELECT 1 FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch "
             + "AND j.state = 'running')";
@@ -119,26 +121,41 @@ public final class LedgerStore {
         return bySubject.query(c, Params.of().text("subject", subject), LedgerStore::entry);
     }
 
-    /** Inserts a claimed entry for this delivery; false if the key is taken or the delivery lost its lease. */
-    public boolean insertClaim(Connection c, String kind, String key, Long flowId, String subject,
+    /**
+     * Inserts a claimed entry for this delivery and returns it as written; empty if the key is taken or
+     * the delivery lost its lease. The row comes back from the insert itself, not from a read after it.
+     */
+    public Optional<LedgerEntry> insertClaim(Connection c, String kind, String key, Long flowId, String subject,
             RepetitionSafety safety, Map<String, Object> params, JobLease by, Instant now) throws SQLException {
         try {
-            return insertClaim.update(c, lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId)
-                    .text("subject", subject).text("safety", safety.sql()).text("params", json(params))) == 1;
+            return returning(insertClaim, c, lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId)
+                    .text("subject", subject).text("safety", safety.sql()).text("params", json(params)));
         } catch (SQLException e) {
             if ("23505".equals(e.getSQLState())) {
-                return false;
+                return Optional.empty();
             }
             throw e;
         }
     }
 
-    /** Claims a deleted or released entry again for a new generation. */
-    public boolean reuse(Connection c, LedgerEntry e, Long flowId, String subject, RepetitionSafety safety,
+    /** Claims a deleted or released entry again for a new generation; the entry as written, or empty if refused. */
+    public Optional<LedgerEntry> reuse(Connection c, LedgerEntry e, Long flowId, String subject, RepetitionSafety safety,
             Map<String, Object> params, JobLease by, Instant now) throws SQLException {
-        return reuse.update(c, lease(by, now).bigint("id", e.id()).text("expected", e.state().sql())
+        return returning(reuse, c, lease(by, now).bigint("id", e.id()).text("expected", e.state().sql())
                 .integer("generation", e.generation()).bigint("flow_id", flowId).text("subject", subject)
-                .text("safety", safety.sql()).text("params", json(params))) == 1;
+                .text("safety", safety.sql()).text("params", json(params)));
+    }
+
+    /** Runs a fenced write of one entry and returns the entry as that write left it; empty if it applied to no row. */
+    private static Optional<LedgerEntry> returning(Sql sql, Connection c, Params p) throws SQLException {
+        try (java.sql.PreparedStatement ps = sql.prepareReturning(c, p, COLUMN_NAMES)) {
+            if (ps.executeUpdate() != 1) {
+                return Optional.empty();
+            }
+            try (java.sql.ResultSet rs = ps.getGeneratedKeys()) {
+                return rs.next() ? Optional.of(entry(rs)) : Optional.empty();
+            }
+        }
     }
 
     /**
@@ -159,13 +176,25 @@ public final class LedgerStore {
 
     /** Makes this delivery the owner of an unconfirmed entry whose previous owner is gone. */
     public boolean takeOver(Connection c, LedgerEntry e, Long flowId, JobLease by, Instant now) throws SQLException {
-        return takeOver.update(c, owned(lease(by, now), e).bigint("id", e.id()).text("expected", e.state().sql())
-                .bigint("flow_id", flowId)) == 1;
+        return takeOverReturning(c, e, flowId, by, now).isPresent();
+    }
+
+    /** As {@link #takeOver}, returning the entry as the takeover left it. */
+    public Optional<LedgerEntry> takeOverReturning(Connection c, LedgerEntry e, Long flowId, JobLease by, Instant now)
+            throws SQLException {
+        return returning(takeOver, c, owned(lease(by, now), e).bigint("id", e.id()).text("expected", e.state().sql())
+                .bigint("flow_id", flowId));
     }
 
     public boolean confirm(Connection c, long id, String leafId, Map<String, Object> data, JobLease by, Instant now)
             throws SQLException {
-        return confirm.update(c, lease(by, now).bigint("id", id).text("leaf_id", leafId).text("data", json(data))) == 1;
+        return confirmReturning(c, id, leafId, data, by, now).isPresent();
+    }
+
+    /** As {@link #confirm}, returning the confirmed entry as written: no read after the write. */
+    public Optional<LedgerEntry> confirmReturning(Connection c, long id, String leafId, Map<String, Object> data,
+            JobLease by, Instant now) throws SQLException {
+        return returning(confirm, c, lease(by, now).bigint("id", id).text("leaf_id", leafId).text("data", json(data)));
     }
 
     public boolean markUncertain(Connection c, long id, String error, JobLease by, Instant now) throws SQLException {

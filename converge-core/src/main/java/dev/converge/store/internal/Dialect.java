@@ -63,6 +63,14 @@ public interface Dialect {
     }
 
     /**
+     * The lock clause for reading a row that others may read the same way at once but nobody may
+     * change meanwhile ({@code FOR SHARE}); {@code FOR UPDATE} where the database has no shared row lock.
+     */
+    default String forShare() {
+        return " FOR UPDATE";
+    }
+
+    /**
      * Whether one UPDATE can join arrays bound as parameters ({@code UPDATE t SET ... FROM
      * unnest(CAST(? AS BIGINT[]), ...)}), so that many fenced changes cost one statement. Where it
      * cannot, callers send a JDBC batch of single-row statements.

@@ -18,6 +18,11 @@ public final class PostgresDialect implements Dialect {
     static final int BULK_ROWS = 5000;
 
     @Override
+    public String forShare() {
+        return " FOR SHARE";
+    }
+
+    @Override
     public String name() {
         return "postgresql";
     }

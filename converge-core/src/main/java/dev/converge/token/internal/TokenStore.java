@@ -15,8 +15,9 @@ import java.util.Optional;
 
 /** The SQL of {@code cv_token}: every change of a checked-out token is fenced by its owner's lease. */
 public final class TokenStore {
-    private static final String COLUMNS = "id, pool, token, subject, state, owner_job_id, owner_epoch, checked_out_at, "
-            + "used_at, spent_at, created_at";
+    private static final String[] COLUMN_NAMES = {"id", "pool", "token", "subject", "state", "owner_job_id", "owner_epoch",
+        "checked_out_at", "used_at", "spent_at", "created_at"};
+    private static final String COLUMNS = String.join(", ", COLUMN_NAMES);
     private static final String FENCE = " AND EXISTS (SELECT 1 FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch "
             + "AND j.state = 'running')";
     private static final String MINE = " AND owner_job_id = :job AND owner_epoch = :epoch";
@@ -119,13 +120,37 @@ public final class TokenStore {
     }
 
     public boolean checkout(Connection c, long id, String owner, JobLease by, Instant now) throws SQLException {
-        return checkout.update(c, lease(by, now).bigint("id", id).text("owner", owner)) == 1;
+        return checkoutReturning(c, id, owner, by, now).isPresent();
+    }
+
+    /** Checks the token out to this delivery and returns it as written; empty if refused. */
+    public Optional<Token> checkoutReturning(Connection c, long id, String owner, JobLease by, Instant now)
+            throws SQLException {
+        return returning(checkout, c, lease(by, now).bigint("id", id).text("owner", owner));
     }
 
     public boolean takeOver(Connection c, Token t, String owner, JobLease by, Instant now) throws SQLException {
-        return takeOver.update(c, lease(by, now).bigint("id", t.id()).text("owner", owner)
+        return takeOverReturning(c, t, owner, by, now).isPresent();
+    }
+
+    /** As {@link #takeOver}, returning the token as written. */
+    public Optional<Token> takeOverReturning(Connection c, Token t, String owner, JobLease by, Instant now)
+            throws SQLException {
+        return returning(takeOver, c, lease(by, now).bigint("id", t.id()).text("owner", owner)
                 .bigint("old_job", t.ownerJobId() == null ? -1L : t.ownerJobId())
-                .bigint("old_epoch", t.ownerEpoch() == null ? -1L : t.ownerEpoch())) == 1;
+                .bigint("old_epoch", t.ownerEpoch() == null ? -1L : t.ownerEpoch()));
+    }
+
+    /** Runs a fenced write of one token and returns the token as that write left it; empty if it applied to no row. */
+    private static Optional<Token> returning(Sql sql, Connection c, Params p) throws SQLException {
+        try (java.sql.PreparedStatement ps = sql.prepareReturning(c, p, COLUMN_NAMES)) {
+            if (ps.executeUpdate() != 1) {
+                return Optional.empty();
+            }
+            try (java.sql.ResultSet rs = ps.getGeneratedKeys()) {
+                return rs.next() ? Optional.of(token(rs)) : Optional.empty();
+            }
+        }
     }
 
     public boolean markUsing(Connection c, long id, JobLease by, Instant now) throws SQLException {
@@ -133,7 +158,12 @@ public final class TokenStore {
     }
 
     public boolean spend(Connection c, long id, JobLease by, Instant now) throws SQLException {
-        return spend.update(c, lease(by, now).bigint("id", id)) == 1;
+        return spendReturning(c, id, by, now).isPresent();
+    }
+
+    /** Spends the token this delivery used and returns it as written; empty if refused. */
+    public Optional<Token> spendReturning(Connection c, long id, JobLease by, Instant now) throws SQLException {
+        return returning(spend, c, lease(by, now).bigint("id", id));
     }
 
     public boolean giveBack(Connection c, long id, JobLease by, Instant now) throws SQLException {
