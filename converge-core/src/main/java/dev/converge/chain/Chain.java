@@ -4,7 +4,6 @@ import dev.converge.batch.Batch;
 import dev.converge.queue.Job;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Jobs, or whole batches, that run one after another: each link starts when the one before it
@@ -13,7 +12,7 @@ import java.util.Objects;
  */
 public final class Chain {
     private final String name;
-    private final List<Object> links = new ArrayList<>();
+    private final List<Step> links = new ArrayList<>();
     private Job<?> catchJob;
     private Job<?> finallyJob;
 
@@ -29,12 +28,12 @@ public final class Chain {
     }
 
     public Chain then(Job<?> job) {
-        links.add(Objects.requireNonNull(job, "job"));
+        links.add(new Step.OneJob(job));
         return this;
     }
 
     public Chain then(Batch batch) {
-        links.add(Objects.requireNonNull(batch, "batch"));
+        links.add(new Step.AllOf(batch));
         return this;
     }
 
@@ -52,8 +51,8 @@ public final class Chain {
         return name;
     }
 
-    /** Each link is a {@link Job} or a {@link Batch}. */
-    public List<Object> links() {
+    /** The links in order, each a job or a batch. */
+    public List<Step> links() {
         return List.copyOf(links);
     }
 

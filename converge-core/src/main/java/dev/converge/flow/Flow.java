@@ -1,11 +1,11 @@
 package dev.converge.flow;
 
 import dev.converge.batch.Batch;
+import dev.converge.chain.Step;
 import dev.converge.queue.Job;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
@@ -19,7 +19,7 @@ public final class Flow {
 
     private final String kind;
     private final String subject;
-    private final List<Object> steps = new ArrayList<>();
+    private final List<Step> steps = new ArrayList<>();
     private Duration deadline;
     private Job<?> onSuccess;
     private Job<?> onFailure;
@@ -40,12 +40,12 @@ public final class Flow {
     }
 
     public Flow step(Job<?> job) {
-        steps.add(Objects.requireNonNull(job, "job"));
+        steps.add(new Step.OneJob(job));
         return this;
     }
 
     public Flow step(Batch batch) {
-        steps.add(Objects.requireNonNull(batch, "batch"));
+        steps.add(new Step.AllOf(batch));
         return this;
     }
 
@@ -78,7 +78,8 @@ public final class Flow {
         return subject;
     }
 
-    public List<Object> steps() {
+    /** The steps in order, each a job or a batch. */
+    public List<Step> steps() {
         return List.copyOf(steps);
     }
 

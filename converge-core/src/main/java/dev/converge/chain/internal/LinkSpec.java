@@ -1,8 +1,8 @@
 package dev.converge.chain.internal;
 
-import dev.converge.batch.Batch;
 import dev.converge.batch.internal.BatchSpec;
 import dev.converge.batch.internal.JobSpec;
+import dev.converge.chain.Step;
 import dev.converge.queue.Job;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,16 +17,16 @@ public record LinkSpec(JobSpec job, BatchSpec batch) {
     }
 
     /** Validates and encodes chain links; an unknown job type fails here, before anything is stored. */
-    public static List<LinkSpec> of(List<Object> links, Function<Job<?>, JobSpec> encoder) {
+    public static List<LinkSpec> of(List<Step> links, Function<Job<?>, JobSpec> encoder) {
         if (links.isEmpty()) {
             throw new IllegalArgumentException("a chain needs at least one link");
         }
         List<LinkSpec> out = new ArrayList<>(links.size());
-        for (Object link : links) {
-            if (link instanceof Job<?> j) {
-                out.add(new LinkSpec(encoder.apply(j), null));
-            } else {
-                out.add(new LinkSpec(null, BatchSpec.of((Batch) link, encoder)));
+        for (Step link : links) {
+            if (link instanceof Step.OneJob one) {
+                out.add(new LinkSpec(encoder.apply(one.job()), null));
+            } else if (link instanceof Step.AllOf all) {
+                out.add(new LinkSpec(null, BatchSpec.of(all.batch(), encoder)));
             }
         }
         return out;
