@@ -58,7 +58,7 @@ class JobContextServicesTest {
                         .handle(CHARGE, (o, ctx) -> {
                             LedgerEntry e = ctx.ledger().ensure(ctx, payments, "charge-" + o.id(), "order-" + o.id(), Map.of());
                             assertThat(e.state()).isEqualTo(LedgerState.CONFIRMED);
-                            assertThat(ctx.flows()).isSameAs(ctx.ledger().flows());
+                            assertThat(ctx.flows()).isNotNull();
                             assertThat(ctx.tokens()).isNotNull();
                             ctx.enqueue(Job.of(SHIP, o));
                         })

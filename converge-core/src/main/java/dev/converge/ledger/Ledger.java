@@ -1,7 +1,6 @@
 package dev.converge.ledger;
 
 import dev.converge.Converge;
-import dev.converge.flow.Flows;
 import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.queue.JobContext;
 import java.time.Duration;
@@ -127,9 +126,5 @@ public final class Ledger {
      */
     public static String defaultTagFor(String subject) {
         return ResourceTags.defaults().tagFor(subject);
-    }
-
-    public Flows flows() {
-        return engine.flows();
     }
 }

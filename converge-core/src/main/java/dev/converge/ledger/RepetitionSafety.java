@@ -29,11 +29,6 @@ public enum RepetitionSafety {
         return retryAfterAmbiguity;
     }
 
-    /** Whether an AI agent may call it freely (MCP): everything but {@link #UNSAFE}. */
-    public boolean freelyCallable() {
-        return this != UNSAFE;
-    }
-
     public String sql() {
         return name().toLowerCase();
     }

@@ -39,7 +39,7 @@ public record SiteTool(String name, String title, String description, Repetition
         Objects.requireNonNull(safety, "safety");
         Objects.requireNonNull(args, "args");
         Objects.requireNonNull(handler, "handler");
-        if (!safety.freelyCallable() && approval == null) {
+        if (!ToolSafety.freelyCallable(safety) && approval == null) {
             throw new IllegalArgumentException("tool " + name + " is " + safety.sql()
                     + ": an agent may not call it freely, so it must require a person's approval");
         }

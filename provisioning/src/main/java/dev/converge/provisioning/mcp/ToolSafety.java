@@ -36,6 +36,14 @@ public final class ToolSafety {
     }
 
     /** What an agent should do when a call failed and it cannot tell whether it took effect. */
+    /**
+     * Whether an AI agent may call an operation of this safety without a person's approval:
+     * everything but {@link RepetitionSafety#UNSAFE}, which is never repeated blindly.
+     */
+    public static boolean freelyCallable(RepetitionSafety safety) {
+        return safety != RepetitionSafety.UNSAFE;
+    }
+
     public static String ifInDoubt(RepetitionSafety safety) {
         return switch (safety) {
             case READ_ONLY -> "This tool only reads: calling it again is safe.";

@@ -42,7 +42,7 @@ class ToolRunnerTest {
     }
 
     private static SiteTool tool(RepetitionSafety safety, SiteTool.Handler handler) {
-        SiteTool.ApprovalGate gate = safety.freelyCallable() ? null
+        SiteTool.ApprovalGate gate = ToolSafety.freelyCallable(safety) ? null
                 : new SiteTool.ApprovalGate(ApprovalAction.DELETE_SITE, id -> "ask a person about site " + id);
         return new SiteTool("t", "T", "A tool.", safety, false, new ToolArgs(List.of(
                 ToolArg.integer(SiteTool.SITE_ID, "site").required(), ToolArg.string(SiteTool.APPROVAL_TOKEN, "approval"))),
