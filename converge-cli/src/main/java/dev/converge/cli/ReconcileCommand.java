@@ -32,7 +32,7 @@ public final class ReconcileCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (Store store = service.database.open();
-                Provisioning p = Provisioning.start(store, service.config(null),
+                Provisioning p = Provisioning.start(store, service.config(),
                         NodeOptions.defaults().withConcurrency(0).withoutMaintenance())) {
             int orphans = reconcile(p, delete, id -> siteExists(store, id), System.out);
             return orphans == 0 || delete ? 0 : 3;

@@ -58,7 +58,7 @@ public final class ServerCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         ApiOptions api0 = apiOptions(); // bad limits refused before anything opens
         NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
-        ProvisioningConfig config = service.config(null); // a missing leaf token is refused before anything opens
+        ProvisioningConfig config = service.config(); // a missing leaf token is refused before anything opens
         var chat = model.settings();
         try (Store store = service.database.open();
                 Provisioning p = Provisioning.start(store, config, options, chat);

@@ -27,7 +27,7 @@ public final class WorkerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
         NodeOptions options = node.options(node.concurrency()); // a bad flag is refused before anything opens
-        var config = service.config(null); // so is a missing leaf token
+        var config = service.config(); // so is a missing leaf token
         var chat = model.settings();
         try (Store store = service.database.open();
                 Provisioning p = Provisioning.start(store, config, options, chat)) {

@@ -95,7 +95,7 @@ public final class ChaosNode {
             }
             NodeOptions options = damage.apply(node.options(0));
             try (Store store = service.database.open();
-                    Provisioning p = Provisioning.start(store, service.config(null), options);
+                    Provisioning p = Provisioning.start(store, service.config(), options);
                     ApiServer api = ApiServer.start(p, api0, StandardExtensions.all())) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
                 System.out.println("converge server listening on http://127.0.0.1:" + api.port() + " (node "
@@ -126,7 +126,7 @@ public final class ChaosNode {
         public Integer call() throws InterruptedException {
             CountDownLatch stop = new CountDownLatch(1);
             NodeOptions options = damage.apply(node.options(node.concurrency()));
-            var config = service.config(null);
+            var config = service.config();
             try (Store store = service.database.open()) {
                 if (standby && !startSignal()) {
                     return 0;

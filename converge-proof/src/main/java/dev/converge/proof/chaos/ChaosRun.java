@@ -175,7 +175,7 @@ public final class ChaosRun {
         java.util.List<String> flags = new java.util.ArrayList<>(fleet.serviceFlags());
         flags.add("--dev");
         ServiceOptions service = CommandLine.populateCommand(new ServiceOptions(), flags.toArray(new String[0]));
-        ProvisioningConfig config = service.config(null);
+        ProvisioningConfig config = service.config();
         PostgresDatabaseLeaf dbLeaf = config.database() == null ? null : new PostgresDatabaseLeaf(config.database());
         Map<Long, Instant> sites = traffic.acceptedSites();
         Map<Long, Instant> deletes = traffic.acceptedDeletes();

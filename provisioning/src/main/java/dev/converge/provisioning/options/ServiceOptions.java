@@ -100,9 +100,10 @@ public final class ServiceOptions {
     /**
      * Builds the configuration; leaf tokens from CONVERGE_{GITHOST,HOSTING,LICENSE}_TOKEN. A missing
      * one is an error (a service must not quietly talk to a leaf with a well-known token) unless
-     * {@code --dev} allows the simulator's defaults.
+     * {@code --dev} allows the simulator's defaults. The mail lookup is the server behind
+     * {@code --mail-lookup-url}, if given.
      */
-    public ProvisioningConfig config(MailLookup mailLookup) {
+    public ProvisioningConfig config() {
         java.util.List<String> missing = java.util.stream.Stream.of("githost", "hosting", "license")
                 .map(l -> "CONVERGE_" + l.toUpperCase() + "_TOKEN").filter(v -> env(v, null) == null).toList();
         if (!missing.isEmpty() && !dev) {
@@ -116,9 +117,7 @@ public final class ServiceOptions {
         PostgresLeafConfig db = siteDb == null ? null : new PostgresLeafConfig(siteDb, siteDbUser,
                 env("CONVERGE_SITE_DB_PASSWORD", null) == null ? null : ApiToken.of(env("CONVERGE_SITE_DB_PASSWORD", null)),
                 siteDbPrefix, null, null);
-        if (mailLookup == null && mailLookupUrl != null) {
-            mailLookup = new HttpMailLookup(mailLookupUrl);
-        }
+        MailLookup mailLookup = mailLookupUrl == null ? null : new HttpMailLookup(mailLookupUrl);
         return new ProvisioningConfig(baseDomain, trialDays == null ? null : Duration.ofDays(trialDays), accountUrl,
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http("githost"), gitOrg, true),

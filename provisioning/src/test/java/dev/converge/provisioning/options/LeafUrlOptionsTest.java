@@ -19,7 +19,7 @@ class LeafUrlOptionsTest {
     private static ProvisioningConfig parse(String... args) {
         Probe probe = new Probe();
         new CommandLine(probe).parseArgs(args);
-        return probe.options.config(null);
+        return probe.options.config();
     }
 
     @Test
