@@ -1,6 +1,6 @@
 package dev.converge.crash;
 
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 
 /**
  * Decides what happens when a job reaches one of the engine's named dangerous windows (see

@@ -1,7 +1,6 @@
 package dev.converge.lease;
 
 import dev.converge.ConvergeException;
-import dev.converge.queue.JobLease;
 
 /**
  * This delivery of a job no longer holds its lease: it expired (the worker was paused, slow or

@@ -2,6 +2,7 @@ package dev.converge.queue;
 
 import dev.converge.crash.CrashPoint;
 import dev.converge.flow.Flows;
+import dev.converge.lease.JobLease;
 import dev.converge.lease.LeaseLost;
 import dev.converge.ledger.Ledger;
 import dev.converge.token.Tokens;

@@ -13,7 +13,7 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceExists;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
@@ -193,7 +193,7 @@ final class MatrixScenario {
                 .handle(RESOURCE, (s, ctx) -> {
                     if (naive) {
                         resources.create(new CreateRequest(s.id(), Ledger.defaultTagFor(s.id()), null, Map.of()));
-                        CrashSites.reach(ctx, CrashPoint.AFTER_LEAF_ANSWER);
+                        ctx.reached(CrashPoint.AFTER_LEAF_ANSWER);
                     } else {
                         self[0].ledger().ensure(ctx, resources, s.id(), s.id(), Map.of());
                     }

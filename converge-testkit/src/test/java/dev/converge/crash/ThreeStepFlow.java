@@ -62,7 +62,7 @@ final class ThreeStepFlow implements CrashScenario {
                     if (naive) {
                         var made = licenses.create(new dev.converge.ledger.CreateRequest(s.id() + ".example",
                                 "converge:" + s.id(), null, Map.of()));
-                        CrashSites.reach(ctx, CrashPoint.AFTER_LEAF_ANSWER);
+                        ctx.reached(CrashPoint.AFTER_LEAF_ANSWER);
                         naiveRecord.put(s.id(), made.leafId());
                     } else {
                         self[0].ledger().ensure(ctx, licenses, s.id() + ".example", Map.of());

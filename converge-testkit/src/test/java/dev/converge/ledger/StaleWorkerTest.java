@@ -8,7 +8,7 @@ import dev.converge.crash.CrashPoint;
 import dev.converge.flow.Harness;
 import dev.converge.ledger.internal.LedgerStore;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.queue.JobState;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.JobType;

@@ -5,7 +5,7 @@ import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;

@@ -15,7 +15,7 @@ import dev.converge.ledger.ResourceType;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobContext;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.TransactionGuard;
 import java.util.Map;

@@ -7,7 +7,7 @@ import dev.converge.ConvergeException;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.RepetitionSafety;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;

@@ -7,7 +7,7 @@ import dev.converge.ledger.Ledger;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobContext;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;

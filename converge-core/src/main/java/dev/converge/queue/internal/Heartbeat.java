@@ -1,6 +1,6 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;

@@ -1,6 +1,6 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.store.internal.Dialect;

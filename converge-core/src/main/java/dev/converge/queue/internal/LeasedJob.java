@@ -1,6 +1,6 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import java.time.Instant;
 
 /** A job as handed to a worker: leased under {@link #epoch()} until the lease expires or is extended. */

@@ -1,6 +1,6 @@
 package dev.converge.token.internal;
 
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;

@@ -3,7 +3,7 @@ package dev.converge.proof.demo;
 import dev.converge.crash.CrashPlan;
 import dev.converge.crash.CrashPoint;
 import dev.converge.crash.SimulatedCrash;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.converge.Converge;
 import dev.converge.lease.LeaseLost;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobLease;
+import dev.converge.lease.JobLease;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.internal.JobStore;

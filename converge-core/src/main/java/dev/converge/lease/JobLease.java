@@ -1,4 +1,4 @@
-package dev.converge.queue;
+package dev.converge.lease;
 
 /**
  * The identity of one delivery of a job: its id and the epoch its lease was granted with.
