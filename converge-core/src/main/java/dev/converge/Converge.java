@@ -6,6 +6,9 @@ import dev.converge.chain.Chains;
 import dev.converge.claim.Claims;
 import dev.converge.claim.internal.Leadership;
 import dev.converge.flow.Flows;
+import dev.converge.handler.JobHandler;
+import dev.converge.handler.internal.EngineServices;
+import dev.converge.handler.internal.JobHandlers;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
 import dev.converge.ledger.internal.ResourceTypes;
@@ -16,14 +19,12 @@ import dev.converge.crash.CrashPlan;
 import dev.converge.queue.EngineStats;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.JobType;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.EngineRuntime;
-import dev.converge.queue.internal.EngineServices;
 import dev.converge.queue.internal.EngineSettings;
 import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.HandlerRegistry;
@@ -117,7 +118,7 @@ public final class Converge implements AutoCloseable {
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
         }
         this.claims = Wiring.construct(Claims.class, store, nodeId);
-        runtime.services(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
+        b.handlers.wire(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
         this.recurring = Wiring.construct(RecurringJobs.class, store, b.recurring, (RecurringJobs.Enqueuer) (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
         this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
@@ -449,6 +450,7 @@ public final class Converge implements AutoCloseable {
     public static final class Builder {
         final Store store;
         final HandlerRegistry registry = new HandlerRegistry();
+        final JobHandlers handlers = new JobHandlers();
         final Map<String, Integer> queues = new LinkedHashMap<>();
         final List<JobType<?>> handled = new ArrayList<>();
         final List<FinishHook> hooks = new ArrayList<>();
@@ -493,7 +495,7 @@ public final class Converge implements AutoCloseable {
 
         /** Registers the handler of a job type; this node must work its queue ({@link #build()} refuses otherwise). */
         public <T> Builder handle(JobType<T> type, JobHandler<T> handler) {
-            registry.register(type, Objects.requireNonNull(handler, "handler"));
+            registry.register(type, handlers.adapt(Objects.requireNonNull(handler, "handler")));
             handled.add(type);
             return this;
         }

@@ -66,7 +66,8 @@ final class EngineParts {
 
         List<FinishHook> hooks = new ArrayList<>(b.hooks);
         hooks.add(0, router);
-        this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router);
+        this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router,
+                LedgerEngine::heldFor);
         compensator.wire(runtime);
         this.batches = Wiring.construct(Batches.class, runtime, batchTracker, encoder);
         this.chains = Wiring.construct(Chains.class, runtime, chainTracker, encoder);

@@ -1,6 +1,7 @@
 package dev.converge;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -22,7 +23,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pins the public surface: a user compiles against the API packages only, so no public or protected
+ * Pins the public surface and the layering: a user compiles against the API packages only, so no public or protected
  * signature of a public type there may mention an {@code internal} type (else the internal type is
  * API in all but name, and moving it breaks users).
  */
@@ -36,6 +37,15 @@ class ArchitectureTest {
         classes().that(areApi())
                 .should(notMentionInternalTypesInTheirPublicSignatures())
                 .because("internal packages carry no compatibility promise; what a user can call must not need them")
+                .check(CORE);
+    }
+
+    @Test
+    void thePackagesAreFreeOfCycles() {
+        slices().matching("dev.converge.(*)..").should().beFreeOfCycles()
+                .because("the engine reads top-down (handler above ledger and tokens, above flows, chains and"
+                        + " batches, above the queue, above the store): a package that reaches one above it"
+                        + " cannot be understood, tested or changed on its own")
                 .check(CORE);
     }
 

@@ -8,7 +8,7 @@ import dev.converge.flow.internal.FlowStore.FlowRow;
 import dev.converge.flow.internal.FlowTracker;
 import dev.converge.lease.LeaseLost;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.FinishContext;
 import dev.converge.store.Store;
@@ -174,7 +174,7 @@ public final class Flows {
      * {@link dev.converge.queue.JobCancelledException} when the flow has already ended: either
      * way the step must stop (register before acting, and nothing is left behind).
      */
-    public void compensateWith(JobContext ctx, Job<?> compensation) {
+    public void compensateWith(Delivery ctx, Job<?> compensation) {
         long flowId = ctx.flowId().orElseThrow(() -> new IllegalStateException(
                 "job " + ctx.jobId() + " is not part of a flow: nothing to register a compensation with"));
         JobSpec spec = encoder.apply(compensation);

@@ -2,7 +2,7 @@ package dev.converge.ledger;
 
 import dev.converge.Converge;
 import dev.converge.ledger.internal.LedgerEngine;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,18 +33,18 @@ public final class Ledger {
      * entry (JSON), so that teardown and the reaper can resend the create with the entry's key:
      * they must serialize, and must carry no secret.
      */
-    public LedgerEntry ensure(JobContext ctx, ResourceType type, String naturalKey, Map<String, Object> params) {
+    public LedgerEntry ensure(Delivery ctx, ResourceType type, String naturalKey, Map<String, Object> params) {
         return engine.ensure(ctx, type, naturalKey, null, params);
     }
 
-    /** As {@link #ensure(JobContext, ResourceType, String, Map)}, for an explicit owning subject (jobs outside a flow). */
-    public LedgerEntry ensure(JobContext ctx, ResourceType type, String naturalKey, String subject,
+    /** As {@link #ensure(Delivery, ResourceType, String, Map)}, for an explicit owning subject (jobs outside a flow). */
+    public LedgerEntry ensure(Delivery ctx, ResourceType type, String naturalKey, String subject,
             Map<String, Object> params) {
         return engine.ensure(ctx, type, naturalKey, subject, params);
     }
 
     /** Makes one call that creates no resource, retried (or not) as its declared safety allows. */
-    public <T> T call(JobContext ctx, LeafCall<T> call) {
+    public <T> T call(Delivery ctx, LeafCall<T> call) {
         return engine.call(ctx, call);
     }
 
@@ -52,12 +52,12 @@ public final class Ledger {
      * Tears down every resource of a flow, newest first. Returns false if it must wait for a create
      * still in flight (the job was asked to come back later); true when all are settled.
      */
-    public boolean teardownFlow(JobContext ctx, long flowId) {
+    public boolean teardownFlow(Delivery ctx, long flowId) {
         return engine.teardownFlow(ctx, flowId);
     }
 
     /** Tears down every resource owned by a subject (all its flows), newest first. */
-    public boolean teardownSubject(JobContext ctx, String subject) {
+    public boolean teardownSubject(Delivery ctx, String subject) {
         return engine.teardownSubject(ctx, subject);
     }
 

@@ -8,7 +8,7 @@ import dev.converge.ledger.ClaimHeld;
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.OutcomeUnknown;
 import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
@@ -144,7 +144,7 @@ public final class Tokens {
     }
 
     /** The handler of the settling job: take the token over, then let the leaf decide. */
-    public void onResolve(TokenRef ref, JobContext ctx) {
+    public void onResolve(TokenRef ref, Delivery ctx) {
         // refused before the token is taken over: settling it means asking the leaf (R12)
         TransactionGuard.assertNoTransaction("settling token " + ref.tokenId());
         Optional<Token> found = rt.store().withConnection(c -> store.byId(c, ref.tokenId()));
@@ -209,7 +209,7 @@ public final class Tokens {
      * Uses the subject's token of the pool for the operation, at most once. Returns the
      * operation's result, or {@code alreadySpent} if an earlier delivery spent it.
      */
-    public <T> TokenUse<T> useOnce(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
+    public <T> TokenUse<T> useOnce(Delivery ctx, String pool, String subject, TokenOperation<T> op) {
         TransactionGuard.assertNoTransaction("token operation " + op.name());
         Token t = acquire(ctx, pool, subject, op);
         if (t.state() == TokenState.SPENT) {
@@ -249,7 +249,7 @@ public final class Tokens {
     }
 
     /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
-    private <T> Token acquire(JobContext ctx, String pool, String subject, TokenOperation<T> op) {
+    private <T> Token acquire(Delivery ctx, String pool, String subject, TokenOperation<T> op) {
         for (int round = 0; round < 5; round++) {
             Optional<Token> found = rt.store().withConnection(c -> {
                 if (subject != null) {
@@ -318,7 +318,7 @@ public final class Tokens {
         return rt.store().withConnection(c -> store.byId(c, id)).orElseThrow();
     }
 
-    private static boolean mine(Token t, JobContext ctx) {
+    private static boolean mine(Token t, Delivery ctx) {
         return t.ownerJobId() != null && t.ownerJobId() == ctx.jobId() && t.ownerEpoch() != null
                 && t.ownerEpoch() == ctx.lease().epoch();
     }
@@ -327,7 +327,7 @@ public final class Tokens {
         return rt.store().withConnection(c -> store.ownerAlive(c, t, now()));
     }
 
-    private OutcomeUnknown unknown(JobContext ctx, TokenOperation<?> op, Throwable cause) {
+    private OutcomeUnknown unknown(Delivery ctx, TokenOperation<?> op, Throwable cause) {
         String msg = op.name() + " may or may not have happened and the leaf cannot tell; not repeated: a person must check";
         ctx.flowId().ifPresent(f -> flows.flagAttention(f, msg));
         return new OutcomeUnknown(msg, cause);

@@ -3,7 +3,7 @@ package dev.converge.spring;
 import dev.converge.Converge;
 import dev.converge.crash.CrashPlan;
 import dev.converge.ledger.ResourceType;
-import dev.converge.queue.JobHandler;
+import dev.converge.handler.JobHandler;
 import dev.converge.store.Store;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.converge.spring;
 
-import dev.converge.queue.JobHandler;
+import dev.converge.handler.JobHandler;
 import dev.converge.queue.JobType;
 import java.util.Objects;
 
@@ -33,7 +33,7 @@ public interface TypedJobHandler<T> extends JobHandler<T> {
             }
 
             @Override
-            public void handle(T payload, dev.converge.queue.JobContext ctx) throws Exception {
+            public void handle(T payload, dev.converge.handler.JobContext ctx) throws Exception {
                 handler.handle(payload, ctx);
             }
 

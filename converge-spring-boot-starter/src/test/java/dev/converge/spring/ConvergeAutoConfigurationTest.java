@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
-import dev.converge.queue.JobHandler;
+import dev.converge.handler.JobHandler;
 import dev.converge.queue.JobType;
 import dev.converge.store.Store;
 import dev.converge.testkit.ScratchDatabase;

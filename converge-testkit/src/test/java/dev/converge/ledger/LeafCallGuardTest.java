@@ -10,7 +10,7 @@ import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.ledger.internal.LedgerEngine.EntryRef;
 import dev.converge.ledger.internal.ResourceTypes;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobContext;
+import dev.converge.handler.JobContext;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;

@@ -69,7 +69,7 @@ class EngineEventMetricsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            dev.converge.queue.JobHandler<Make> make = (m, ctx) -> {
+            dev.converge.handler.JobHandler<Make> make = (m, ctx) -> {
                 CountingLeaf type = Map.of(repos.kind(), repos, sites.kind(), sites, mailings.kind(), mailings,
                         reaped.kind(), reaped).get(m.kind());
                 for (int i = 0; i < m.times(); i++) {

@@ -2,7 +2,7 @@ package dev.converge.provisioning;
 
 import dev.converge.provisioning.approval.Approvals;
 import dev.converge.provisioning.idempotency.IdempotencyStore;
-import dev.converge.queue.JobContext;
+import dev.converge.handler.JobContext;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.recurring.MissedSlots;

@@ -3,9 +3,9 @@ package dev.converge.flow.internal;
 import dev.converge.crash.SimulatedCrash;
 import dev.converge.flow.Compensation;
 import dev.converge.lease.LeaseLost;
-import dev.converge.queue.JobContext;
-import dev.converge.queue.JobHandler;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.DeliveryHandler;
 import dev.converge.queue.internal.DeliveryInternals;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.HandlerRegistry;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * ends {@code needs_attention}. A worker dying mid-way only means the job is redelivered and
  * resumes: compensations must be idempotent, which the ledger's teardown is.
  */
-public final class Compensator implements JobHandler<Compensator.CompensateFlow> {
+public final class Compensator implements DeliveryHandler<Compensator.CompensateFlow> {
     private static final Logger log = LoggerFactory.getLogger(Compensator.class);
     /** The compensating job's own attempts: each retry of a compensation uses one. */
     static final int ATTEMPTS = 100_000;
@@ -46,7 +46,7 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
     }
 
     @Override
-    public void handle(CompensateFlow p, JobContext ctx) {
+    public void handle(CompensateFlow p, Delivery ctx) {
         EngineRuntime rt = runtime;
         FlowStore flows = tracker.store();
         while (true) {
@@ -100,7 +100,7 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
     }
 
     /** A compensation's outcome that did not land means this delivery is stale: it stops here. */
-    private static void fenced(JobContext ctx, boolean landed, String what) {
+    private static void fenced(Delivery ctx, boolean landed, String what) {
         if (!landed) {
             throw new LeaseLost(ctx.lease(), what + ": the compensating job is no longer this delivery's");
         }
@@ -124,7 +124,7 @@ public final class Compensator implements JobHandler<Compensator.CompensateFlow>
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> void call(JobHandler<T> handler, Object payload, JobContext ctx) throws Exception {
+    private static <T> void call(DeliveryHandler<T> handler, Object payload, Delivery ctx) throws Exception {
         handler.handle((T) payload, ctx);
     }
 }

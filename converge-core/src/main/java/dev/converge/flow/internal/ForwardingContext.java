@@ -1,27 +1,23 @@
 package dev.converge.flow.internal;
 
 import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
-import dev.converge.ledger.Ledger;
-import dev.converge.queue.EnqueueResult;
-import dev.converge.queue.Job;
-import dev.converge.queue.JobContext;
 import dev.converge.lease.JobLease;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.internal.DeliveryInternals;
-import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The compensating job's context, handed to each compensation it runs inline. Everything is
- * the outer delivery's (so ledger writes are fenced by its lease) except {@link #release},
- * which is captured: a compensation that asks to be run later has not finished.
+ * The compensating job's delivery, handed to each compensation it runs inline (whose handler gets
+ * the engine's services around it). Everything is the outer delivery's (so ledger writes are
+ * fenced by its lease) except {@link #release}, which is captured: a compensation that asks to be
+ * run later has not finished.
  */
-final class ForwardingContext implements JobContext, DeliveryInternals {
-    private final JobContext outer;
+final class ForwardingContext implements Delivery, DeliveryInternals {
+    private final Delivery outer;
     private Duration released;
 
-    ForwardingContext(JobContext outer) {
+    ForwardingContext(Delivery outer) {
         this.outer = outer;
     }
 
@@ -82,26 +78,6 @@ final class ForwardingContext implements JobContext, DeliveryInternals {
     @Override
     public void postpone(Duration delay) {
         released = delay;
-    }
-
-    @Override
-    public Ledger ledger() {
-        return outer.ledger();
-    }
-
-    @Override
-    public Flows flows() {
-        return outer.flows();
-    }
-
-    @Override
-    public Tokens tokens() {
-        return outer.tokens();
-    }
-
-    @Override
-    public <T> EnqueueResult enqueue(Job<T> job) {
-        return outer.enqueue(job);
     }
 
     @Override

@@ -14,7 +14,7 @@ import dev.converge.ledger.ResourceExists;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.lease.JobLease;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.TransactionGuard;
@@ -41,12 +41,12 @@ final class EnsureResource {
         this.compensationFor = compensationFor;
     }
 
-    LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+    LedgerEntry ensure(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
         return ensure(ctx, type, key, subject, params, new String[1]);
     }
 
     /** As above; {@code outcome[0]} says how it ended when it returns: existing, adopted or created. */
-    LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params,
+    LedgerEntry ensure(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params,
             String[] outcome) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String tag = ops.tags.tagFor(subject);
@@ -76,7 +76,7 @@ final class EnsureResource {
      * Returns the entry confirmed for this subject, or one claimed by this delivery; {@code fresh[0]} says
      * whether this claim began the entry's generation (nobody can have sent its create yet).
      */
-    private LedgerEntry claim(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params,
+    private LedgerEntry claim(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params,
             boolean[] fresh) {
         JobLease me = ctx.lease();
         Long flowId = ctx.flowId().orElse(null);
@@ -157,7 +157,7 @@ final class EnsureResource {
         return claimed;
     }
 
-    private LedgerEntry adopt(JobContext ctx, LedgerEntry e, LeafResource found, String tag) {
+    private LedgerEntry adopt(Delivery ctx, LedgerEntry e, LeafResource found, String tag) {
         if (!tag.equals(found.tag())) {
             boolean released = ops.db(c -> ops.store.release(c, e.id(), "exists at the leaf without our tag (found tag: "
                     + found.tag() + ")", ctx.lease(), ops.now()));
@@ -178,7 +178,7 @@ final class EnsureResource {
         return adopted.get();
     }
 
-    private LedgerEntry create(JobContext ctx, ResourceType type, LedgerEntry e, boolean fresh, String tag,
+    private LedgerEntry create(Delivery ctx, ResourceType type, LedgerEntry e, boolean fresh, String tag,
             Map<String, Object> params, String[] outcome) {
         if (ctx.cancelled()) {
             if (fresh) {
@@ -238,7 +238,7 @@ final class EnsureResource {
         return type.supportsLookup() || type.createSafety() == RepetitionSafety.IDEMPOTENT_BY_KEY;
     }
 
-    private LedgerEntry existsAtLeaf(JobContext ctx, ResourceType type, LedgerEntry e, String tag, ResourceExists x) {
+    private LedgerEntry existsAtLeaf(Delivery ctx, ResourceType type, LedgerEntry e, String tag, ResourceExists x) {
         if (!type.supportsLookup()) {
             ops.db(c -> ops.store.release(c, e.id(), x.getMessage(), ctx.lease(), ops.now()));
             throw LedgerOps.conflict(e, "exists at the leaf and cannot be looked up to tell whose it is");
@@ -281,7 +281,7 @@ final class EnsureResource {
         }
     }
 
-    private OutcomeUnknown unknown(JobContext ctx, LedgerEntry e, String why, Throwable cause) {
+    private OutcomeUnknown unknown(Delivery ctx, LedgerEntry e, String why, Throwable cause) {
         String msg = e.kind() + " '" + e.naturalKey() + "': the create is unsafe to repeat and its outcome is unknown ("
                 + why + "); not retried: a person must check";
         ctx.flowId().ifPresent(f -> ops.flows.flagAttention(f, msg));

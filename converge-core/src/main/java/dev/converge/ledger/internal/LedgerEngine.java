@@ -3,6 +3,7 @@ package dev.converge.ledger.internal;
 import dev.converge.flow.FlowView;
 import dev.converge.flow.Flows;
 import dev.converge.ledger.AmbiguousOutcome;
+import dev.converge.ledger.ClaimHeld;
 import dev.converge.ledger.LeafCall;
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
@@ -13,7 +14,7 @@ import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
@@ -34,6 +35,19 @@ import java.util.function.Function;
 public final class LedgerEngine {
     /** Compensation of one entry of a failed flow: tear it down. */
     public record EntryRef(long entryId) {
+    }
+
+    /**
+     * How long a delivery that ended by throwing {@code e} waits behind another live owner: the
+     * wait of the {@link ClaimHeld} it threw (directly or as a cause), or null when it failed.
+     */
+    public static Duration heldFor(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ClaimHeld held) {
+                return held.retryAfter();
+            }
+        }
+        return null;
     }
 
     public static JobType<EntryRef> teardownType(String queue) {
@@ -91,16 +105,16 @@ public final class LedgerEngine {
     }
 
     /** The handler of the teardown-entry compensation. */
-    public void onTeardown(EntryRef ref, JobContext ctx) {
+    public void onTeardown(EntryRef ref, Delivery ctx) {
         teardown.teardown(ctx, ref.entryId());
     }
 
     /** The handler of the reaper's resolve-entry job. */
-    public void onResolve(EntryRef ref, JobContext ctx) {
+    public void onResolve(EntryRef ref, Delivery ctx) {
         resolve.resolve(ctx, ref.entryId());
     }
 
-    public LedgerEntry ensure(JobContext ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
+    public LedgerEntry ensure(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
         if (key == null || key.isBlank() || key.length() > 500) {
             throw new IllegalArgumentException("natural key must be 1-500 characters");
         }
@@ -131,7 +145,7 @@ public final class LedgerEngine {
         return read;
     }
 
-    public <T> T call(JobContext ctx, LeafCall<T> call) {
+    public <T> T call(Delivery ctx, LeafCall<T> call) {
         RepetitionSafety safety = call.safety();
         if (safety == RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT || safety == RepetitionSafety.IDEMPOTENT_BY_TOKEN) {
             throw new IllegalArgumentException(call.name() + " is " + safety.sql()
@@ -161,15 +175,15 @@ public final class LedgerEngine {
         }
     }
 
-    public boolean teardownFlow(JobContext ctx, long flowId) {
+    public boolean teardownFlow(Delivery ctx, long flowId) {
         return teardownAll(ctx, ops.db(c -> ops.store.byFlow(c, flowId)));
     }
 
-    public boolean teardownSubject(JobContext ctx, String subject) {
+    public boolean teardownSubject(Delivery ctx, String subject) {
         return teardownAll(ctx, ops.db(c -> ops.store.bySubject(c, subject)));
     }
 
-    private boolean teardownAll(JobContext ctx, List<LedgerEntry> entries) {
+    private boolean teardownAll(Delivery ctx, List<LedgerEntry> entries) {
         List<LedgerEntry> newestFirst = new ArrayList<>(entries);
         Collections.reverse(newestFirst);
         for (LedgerEntry e : newestFirst) {

@@ -9,7 +9,7 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.ledger.ResourceConflict;
 import dev.converge.ledger.ResourceType;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;
 import dev.converge.store.TransactionGuard;
@@ -57,7 +57,7 @@ final class LedgerOps {
         return db(c -> store.ownerAlive(c, e, now()));
     }
 
-    static boolean ownedBy(LedgerEntry e, JobContext ctx) {
+    static boolean ownedBy(LedgerEntry e, Delivery ctx) {
         return e.ownerJobId() != null && e.ownerJobId() == ctx.jobId() && e.ownerEpoch() != null
                 && e.ownerEpoch() == ctx.lease().epoch();
     }
@@ -92,19 +92,19 @@ final class LedgerOps {
      * the parameters kept at its claim: the leaf answers with the resource an earlier delivery made
      * (or makes it, if that delivery died before sending). A leaf call: never inside a transaction (R12).
      */
-    LeafResource replayCreate(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
+    LeafResource replayCreate(Delivery ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
         ctx.checkLease();
         TransactionGuard.assertNoTransaction("resent create of " + type.kind());
         return ObservedLeaf.create(rt.events(), type, new CreateRequest(e.naturalKey(), tags.tagFor(e.subject()),
                 idempotencyKey(e), params));
     }
 
-    void crash(JobContext ctx, CrashPoint point) {
+    void crash(Delivery ctx, CrashPoint point) {
         rt.crashPlan().reached(point, ctx.lease());
     }
 
     /** A fenced write refused: this delivery no longer owns what it was writing. */
-    static LeaseLost lost(JobContext ctx, String what) {
+    static LeaseLost lost(Delivery ctx, String what) {
         return new LeaseLost(ctx.lease(), what + " was refused: this delivery no longer owns the entry");
     }
 

@@ -8,7 +8,7 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceExists;
 import dev.converge.ledger.ResourceType;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.store.TransactionGuard;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +33,7 @@ final class ResolveEntry {
         this.teardown = teardown;
     }
 
-    void resolve(JobContext ctx, long entryId) {
+    void resolve(Delivery ctx, long entryId) {
         // refused before the entry is taken over: resolving it means asking the leaf (R12)
         TransactionGuard.assertNoTransaction("resolve of ledger entry " + entryId);
         Optional<LedgerEntry> cur = ops.byId(entryId);
@@ -80,7 +80,7 @@ final class ResolveEntry {
         ops.rt.events().resolved(e.kind(), found.isPresent() && tag.equals(found.get().tag()) ? "confirmed" : "released");
     }
 
-    private void replay(JobContext ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
+    private void replay(Delivery ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {
         if (!ops.db(c -> ops.store.takeOver(c, e, null, ctx.lease(), ops.now()))) {
             return; // someone else moved it meanwhile
         }

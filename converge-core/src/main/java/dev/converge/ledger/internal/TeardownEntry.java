@@ -7,7 +7,7 @@ import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceExists;
 import dev.converge.ledger.ResourceType;
-import dev.converge.queue.JobContext;
+import dev.converge.queue.Delivery;
 import dev.converge.store.TransactionGuard;
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +31,7 @@ final class TeardownEntry {
     }
 
     /** Returns false if it must wait (the job was asked to come back later); true when the entry is settled. */
-    boolean teardown(JobContext ctx, long entryId) {
+    boolean teardown(Delivery ctx, long entryId) {
         // refused before anything is written: a teardown may have to look at the leaf (R12)
         TransactionGuard.assertNoTransaction("teardown of ledger entry " + entryId);
         for (int round = 0; round < 5; round++) {
@@ -57,7 +57,7 @@ final class TeardownEntry {
         return false;
     }
 
-    private boolean delete(JobContext ctx, LedgerEntry e) {
+    private boolean delete(Delivery ctx, LedgerEntry e) {
         ResourceType type = ops.types.get(e.kind());
         String tag = ops.tags.tagFor(e.subject());
         LeafResource target;
@@ -103,7 +103,7 @@ final class TeardownEntry {
         return finish(ctx, e, LedgerState.DELETED, null, "deleted");
     }
 
-    private boolean unverifiable(JobContext ctx, LedgerEntry e, String because) {
+    private boolean unverifiable(Delivery ctx, LedgerEntry e, String because) {
         String why = "could not verify whether it exists: " + because;
         if (e.flowId() != null) {
             ops.flows.flagAttention(e.flowId(), e.kind() + " '" + e.naturalKey() + "': " + why);
@@ -111,7 +111,7 @@ final class TeardownEntry {
         return finish(ctx, e, LedgerState.RELEASED, why, "unverifiable");
     }
 
-    private boolean finish(JobContext ctx, LedgerEntry e, LedgerState to, String why, String outcome) {
+    private boolean finish(Delivery ctx, LedgerEntry e, LedgerState to, String why, String outcome) {
         if (!ops.db(c -> ops.store.finishDeleting(c, e.id(), to, why, ctx.lease(), ops.now()))) {
             throw LedgerOps.lost(ctx, "recording the teardown of " + e.kind() + " '" + e.naturalKey() + "'");
         }

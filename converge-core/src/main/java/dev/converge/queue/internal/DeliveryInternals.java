@@ -2,7 +2,7 @@ package dev.converge.queue.internal;
 
 /**
  * What the engine's own compensation may ask of a delivery beyond the public
- * {@link dev.converge.queue.JobContext}. Not for handlers.
+ * {@link dev.converge.queue.Delivery}. Not for handlers.
  */
 public interface DeliveryInternals {
     /**

@@ -3,9 +3,7 @@ package dev.converge.queue.internal;
 import dev.converge.crash.CrashPlan;
 import dev.converge.crash.SimulatedCrash;
 import dev.converge.lease.LeaseLost;
-import dev.converge.ledger.ClaimHeld;
 import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.JobHandler;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
 import dev.converge.store.SqlWork;
@@ -21,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,17 +43,18 @@ public final class EngineRuntime {
     final CrashPlan crashPlan;
     final JobFinisher finisher;
     final CancellationProbe cancellation;
+    private final Function<Throwable, Duration> waitsBehind;
     final Map<Long, RunningJob> held = new ConcurrentHashMap<>();
     final Completer completer;
     private final Heartbeat heartbeat;
     private final Rescuer rescuer;
     private final ScheduledExecutorService timeouts;
-    private volatile EngineServices services;
     private final java.util.List<DeliveryObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final DeliveryObserver observer = new Observers(observers);
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
-            CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation) {
+            CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
+            Function<Throwable, Duration> waitsBehind) {
         this.store = store;
         this.jobs = new JobStore(Dialect.of(store));
         this.nodeId = nodeId;
@@ -64,6 +64,7 @@ public final class EngineRuntime {
         this.crashPlan = crashPlan;
         this.finisher = new JobFinisher(hooks);
         this.cancellation = cancellation;
+        this.waitsBehind = waitsBehind;
         this.completer = new Completer(this);
         this.notifier = Dialect.of(store).supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
         this.heartbeat = new Heartbeat(this);
@@ -75,19 +76,6 @@ public final class EngineRuntime {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
-    }
-
-    /** Hands the engine's public services to the contexts of this runtime's deliveries. */
-    public void services(EngineServices s) {
-        this.services = s;
-    }
-
-    EngineServices services() {
-        EngineServices s = services;
-        if (s == null) {
-            throw new IllegalStateException("the engine's services are not wired yet");
-        }
-        return s;
     }
 
     private volatile DeliveryTracer tracer;
@@ -282,7 +270,7 @@ public final class EngineRuntime {
         } catch (RuntimeException e) {
             return new Outcome.Failed(e.getMessage(), false);
         }
-        DefaultJobContext ctx = new DefaultJobContext(this, r);
+        DefaultDelivery ctx = new DefaultDelivery(this, r);
         Duration timeout = job.timeoutMs() != null ? Duration.ofMillis(job.timeoutMs()) : reg.type().timeout();
         ScheduledFuture<?> timer = timeout == null ? null : timeouts.schedule(() -> {
             Thread t = r.thread;
@@ -332,12 +320,12 @@ public final class EngineRuntime {
             if (r.shutdownInterrupted) {
                 return new Outcome.Released(0, false);
             }
-            ClaimHeld held = claimHeld(e);
+            Duration held = waitsBehind.apply(e);
             if (held != null) {
                 // waiting behind another live owner is not a failure: look again later, attempt refunded
-                long wait = held.retryAfter().toMillis();
+                long wait = held.toMillis();
                 long delay = wait + java.util.concurrent.ThreadLocalRandom.current().nextLong(wait / 2 + 1);
-                log.debug("job {} ({}) waits {}ms: {}", job.id(), job.kind(), delay, held.getMessage());
+                log.debug("job {} ({}) waits {}ms: {}", job.id(), job.kind(), delay, e.getMessage());
                 return new Outcome.Released(delay, true);
             }
             return new Outcome.Failed(describe(e), true);
@@ -377,18 +365,8 @@ public final class EngineRuntime {
         }
     }
 
-    /** The {@link ClaimHeld} that ended a delivery, directly or as the cause of what it threw. */
-    private static ClaimHeld claimHeld(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof ClaimHeld held) {
-                return held;
-            }
-        }
-        return null;
-    }
-
     @SuppressWarnings("unchecked")
-    private static <T> void call(JobHandler<T> handler, Object payload, DefaultJobContext ctx) throws Exception {
+    private static <T> void call(DeliveryHandler<T> handler, Object payload, DefaultDelivery ctx) throws Exception {
         handler.handle((T) payload, ctx);
     }
 

@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-import dev.converge.queue.JobHandler;
 import dev.converge.queue.JobType;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,14 +7,14 @@ import java.util.concurrent.ConcurrentHashMap;
 /** The job types this node knows, and the handlers of those it runs. */
 public final class HandlerRegistry {
     /** A type with its handler (null where the type is only declared, for enqueueing). */
-    public record Registered<T>(JobType<T> type, JobHandler<T> handler) {
+    public record Registered<T>(JobType<T> type, DeliveryHandler<T> handler) {
     }
 
     private final Map<String, Registered<?>> byKind = new ConcurrentHashMap<>();
 
-    public <T> void register(JobType<T> type, JobHandler<T> handler) {
+    public <T> void register(JobType<T> type, DeliveryHandler<T> handler) {
         Registered<?> prev = byKind.get(type.name());
-        if (prev != null && prev.handler() != null && handler != null && prev.handler() != handler) {
+        if (prev != null && prev.handler() != null && handler != null && !prev.handler().equals(handler)) {
             throw new IllegalArgumentException("job type " + type.name() + " already has a handler");
         }
         if (prev != null && prev.type().payloadType() != type.payloadType()) {

@@ -14,7 +14,7 @@ import dev.converge.provisioning.site.Receipts;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.StepHandlers;
-import dev.converge.queue.JobContext;
+import dev.converge.handler.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;

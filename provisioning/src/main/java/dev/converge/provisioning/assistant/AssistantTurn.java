@@ -18,7 +18,7 @@ import dev.converge.provisioning.mcp.SiteTool;
 import dev.converge.provisioning.mcp.ToolRefusal;
 import dev.converge.provisioning.mcp.ToolResult;
 import dev.converge.provisioning.mcp.ToolRunner;
-import dev.converge.queue.JobContext;
+import dev.converge.handler.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;

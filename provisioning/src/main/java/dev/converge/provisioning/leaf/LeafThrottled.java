@@ -1,7 +1,7 @@
 package dev.converge.provisioning.leaf;
 
 import dev.converge.ledger.LeafRejected;
-import dev.converge.queue.JobHandler;
+import dev.converge.handler.JobHandler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -21,7 +21,7 @@ import dev.converge.provisioning.lead.LeadStatus;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.mail.SmtpMailer;
 import dev.converge.queue.Job;
-import dev.converge.queue.JobContext;
+import dev.converge.handler.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
 import java.time.Duration;

@@ -1,30 +1,17 @@
 package dev.converge.queue;
 
 import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
 import dev.converge.lease.JobLease;
 import dev.converge.lease.LeaseLost;
-import dev.converge.ledger.Ledger;
-import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What a running handler knows about its delivery, and what it can ask of the engine: the
- * ledger, flows and tokens of the engine that runs it, and enqueueing more work. A step needs
- * nothing else, so a handler never holds a reference to its engine.
- *
- * <pre>{@code
- * (order, ctx) -> {
- *     if (ctx.cancelled()) return;                       // a sibling failed: act on nothing (R7)
- *     ctx.ledger().ensure(ctx, payments, "charge-" + order.id(), Map.of("cents", order.cents()));
- *     ctx.enqueue(Job.of(SHIP, order));
- * }
- * }</pre>
- *
- * <p>Tests may implement it with a fake of their own; the engine never casts it to anything else.
+ * One delivery of a job, as the engine's services see it: which job, under which lease, whether
+ * its work was cancelled. The ledger, flows and tokens take a delivery so that their writes are
+ * fenced by its lease; a handler passes its {@code JobContext}, which is one.
  */
-public interface JobContext {
+public interface Delivery {
 
     long jobId();
 
@@ -59,18 +46,6 @@ public interface JobContext {
 
     /** Asks to run this job again after the delay, once the handler returns. */
     void release(Duration delay);
-
-    /** The side-effect ledger: how a step creates an external resource exactly once. */
-    Ledger ledger();
-
-    /** The flows of this engine (read one, fail one, start one). */
-    Flows flows();
-
-    /** The single-use token pools of this engine. */
-    Tokens tokens();
-
-    /** Enqueues a job in its own unit of work, as {@code engine.enqueue(job)} does. */
-    <T> EnqueueResult enqueue(Job<T> job);
 
     /**
      * Announces that this delivery reached one of the named crash points in the handler's own

@@ -1,25 +1,20 @@
 package dev.converge.queue.internal;
 
 import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
-import dev.converge.lease.LeaseLost;
-import dev.converge.ledger.Ledger;
-import dev.converge.queue.EnqueueResult;
-import dev.converge.queue.Job;
-import dev.converge.queue.JobContext;
 import dev.converge.lease.JobLease;
-import dev.converge.token.Tokens;
+import dev.converge.lease.LeaseLost;
+import dev.converge.queue.Delivery;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The context of one delivery, backed by the node's runtime. */
-final class DefaultJobContext implements JobContext, DeliveryInternals {
+/** One delivery, backed by the node's runtime. */
+final class DefaultDelivery implements Delivery, DeliveryInternals {
     private final EngineRuntime rt;
     private final RunningJob r;
     private volatile Duration releaseDelay;
     private volatile boolean refund;
 
-    DefaultJobContext(EngineRuntime rt, RunningJob r) {
+    DefaultDelivery(EngineRuntime rt, RunningJob r) {
         this.rt = rt;
         this.r = r;
     }
@@ -104,26 +99,6 @@ final class DefaultJobContext implements JobContext, DeliveryInternals {
 
     Duration releaseDelay() {
         return releaseDelay;
-    }
-
-    @Override
-    public Ledger ledger() {
-        return rt.services().ledger();
-    }
-
-    @Override
-    public Flows flows() {
-        return rt.services().flows();
-    }
-
-    @Override
-    public Tokens tokens() {
-        return rt.services().tokens();
-    }
-
-    @Override
-    public <T> EnqueueResult enqueue(Job<T> job) {
-        return rt.services().enqueue().apply(job);
     }
 
     @Override

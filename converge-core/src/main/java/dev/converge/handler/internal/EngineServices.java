@@ -1,4 +1,4 @@
-package dev.converge.queue.internal;
+package dev.converge.handler.internal;
 
 import dev.converge.flow.Flows;
 import dev.converge.ledger.Ledger;
@@ -9,7 +9,7 @@ import java.util.function.Function;
 
 /**
  * The engine's public services a delivery's context hands to its handler. They are built after
- * the runtime (they run over it), so the engine gives them to the runtime once they exist.
+ * the runtime (they run over it), so the engine gives them to its handlers once they exist.
  */
 public record EngineServices(Ledger ledger, Flows flows, Tokens tokens, Function<Job<?>, EnqueueResult> enqueue) {
 }

@@ -1,4 +1,4 @@
-package dev.converge.queue;
+package dev.converge.handler;
 
 /**
  * Runs one job. It may run more than once for the same job (at-least-once delivery): write it
@@ -6,8 +6,8 @@ package dev.converge.queue;
  * through the ledger.
  *
  * <p>Return normally: the job succeeded. Call {@link JobContext#release} then return: run it
- * again later. Throw {@link NonRetryableException}: fail now. Throw anything else: retry by the
- * type's policy until attempts run out.
+ * again later. Throw {@link dev.converge.queue.NonRetryableException}: fail now. Throw anything
+ * else: retry by the type's policy until attempts run out.
  */
 @FunctionalInterface
 public interface JobHandler<T> {

@@ -1,0 +1,109 @@
+package dev.converge.handler.internal;
+
+import dev.converge.crash.CrashPoint;
+import dev.converge.flow.Flows;
+import dev.converge.handler.JobContext;
+import dev.converge.lease.JobLease;
+import dev.converge.ledger.Ledger;
+import dev.converge.queue.Delivery;
+import dev.converge.queue.EnqueueResult;
+import dev.converge.queue.Job;
+import dev.converge.queue.internal.DeliveryInternals;
+import dev.converge.token.Tokens;
+import java.time.Duration;
+import java.util.Optional;
+
+/** A handler's context: the queue's delivery, with the engine's services around it. */
+final class DefaultJobContext implements JobContext, DeliveryInternals {
+    private final Delivery delivery;
+    private final EngineServices services;
+
+    DefaultJobContext(Delivery delivery, EngineServices services) {
+        this.delivery = delivery;
+        this.services = services;
+    }
+
+    @Override
+    public long jobId() {
+        return delivery.jobId();
+    }
+
+    @Override
+    public int attempt() {
+        return delivery.attempt();
+    }
+
+    @Override
+    public int maxAttempts() {
+        return delivery.maxAttempts();
+    }
+
+    @Override
+    public JobLease lease() {
+        return delivery.lease();
+    }
+
+    @Override
+    public Optional<Long> batchId() {
+        return delivery.batchId();
+    }
+
+    @Override
+    public Optional<Long> flowId() {
+        return delivery.flowId();
+    }
+
+    @Override
+    public boolean cancelled() {
+        return delivery.cancelled();
+    }
+
+    @Override
+    public void checkLease() {
+        delivery.checkLease();
+    }
+
+    @Override
+    public void verifyLease() {
+        delivery.verifyLease();
+    }
+
+    @Override
+    public void release(Duration delay) {
+        delivery.release(delay);
+    }
+
+    @Override
+    public void postpone(Duration delay) {
+        if (delivery instanceof DeliveryInternals d) {
+            d.postpone(delay);
+        } else {
+            delivery.release(delay);
+        }
+    }
+
+    @Override
+    public void reached(CrashPoint point) {
+        delivery.reached(point);
+    }
+
+    @Override
+    public Ledger ledger() {
+        return services.ledger();
+    }
+
+    @Override
+    public Flows flows() {
+        return services.flows();
+    }
+
+    @Override
+    public Tokens tokens() {
+        return services.tokens();
+    }
+
+    @Override
+    public <T> EnqueueResult enqueue(Job<T> job) {
+        return services.enqueue().apply(job);
+    }
+}
