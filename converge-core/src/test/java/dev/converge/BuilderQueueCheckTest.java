@@ -54,4 +54,12 @@ class BuilderQueueCheckTest {
             assertThat(producer.nodeId()).isNotBlank();
         }
     }
+
+    @Test
+    void theSameHandlerMayBeRegisteredTwiceButATypeHasOneHandler() {
+        dev.converge.handler.JobHandler<Mail> send = (m, ctx) -> { };
+        Converge.Builder b = Converge.builder(store).queue("emails", 1).handle(MAIL, send).handle(MAIL, send);
+        assertThatThrownBy(() -> b.handle(MAIL, (m, ctx) -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has a handler");
+    }
 }
