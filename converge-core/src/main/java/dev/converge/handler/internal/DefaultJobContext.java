@@ -8,13 +8,12 @@ import dev.converge.ledger.Ledger;
 import dev.converge.queue.Delivery;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
-import dev.converge.queue.internal.DeliveryInternals;
 import dev.converge.token.Tokens;
 import java.time.Duration;
 import java.util.Optional;
 
 /** A handler's context: the queue's delivery, with the engine's services around it. */
-final class DefaultJobContext implements JobContext, DeliveryInternals {
+final class DefaultJobContext implements JobContext {
     private final Delivery delivery;
     private final EngineServices services;
 
@@ -71,15 +70,6 @@ final class DefaultJobContext implements JobContext, DeliveryInternals {
     @Override
     public void release(Duration delay) {
         delivery.release(delay);
-    }
-
-    @Override
-    public void postpone(Duration delay) {
-        if (delivery instanceof DeliveryInternals d) {
-            d.postpone(delay);
-        } else {
-            delivery.release(delay);
-        }
     }
 
     @Override
