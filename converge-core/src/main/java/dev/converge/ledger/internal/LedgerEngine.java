@@ -25,10 +25,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /** The ledger's machinery behind the public {@link dev.converge.ledger.Ledger} facade. */
@@ -68,15 +70,15 @@ public final class LedgerEngine {
      * The subjects of flows whose steps ensured resources here lately. A flow's subject never changes and
      * its id is never reused, so each flow's steps read it once per node instead of once per ensure().
      */
-    private final java.util.Map<Long, String> flowSubjects = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Long, String> flowSubjects = Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<Long, String> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
                     return size() > FLOW_SUBJECTS_KEPT;
                 }
             });
     private static final int FLOW_SUBJECTS_KEPT = 10_000;
-    private final java.util.concurrent.atomic.AtomicLong reapCursor = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong reapCursor = new AtomicLong();
     private final EnsureResource ensure;
     private final TeardownEntry teardown;
     private final ResolveEntry resolve;
@@ -135,12 +137,12 @@ public final class LedgerEngine {
         return e;
     }
 
-    private java.util.Optional<String> flowSubject(long flowId) {
+    private Optional<String> flowSubject(long flowId) {
         String known = flowSubjects.get(flowId);
         if (known != null) {
-            return java.util.Optional.of(known);
+            return Optional.of(known);
         }
-        java.util.Optional<String> read = ops.flows.get(flowId).map(FlowView::subject);
+        Optional<String> read = ops.flows.get(flowId).map(FlowView::subject);
         read.ifPresent(s -> flowSubjects.put(flowId, s));
         return read;
     }
