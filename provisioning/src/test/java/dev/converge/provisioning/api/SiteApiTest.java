@@ -205,9 +205,12 @@ class SiteApiTest {
         assertThat(item.get("expected_url").asText()).startsWith("https://list-");
 
         api.client.delete("/v1/sites/" + ids.get(1), t);
-        var deleting = api.client.get("/v1/sites?state=deleting", t).json().get("items");
+        // two reads cannot catch one site between states atomically: wait for its teardown to end, then filter
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> api.client.get("/v1/sites?state=deleted", t).json().get("items").size() == 1);
         var deleted = api.client.get("/v1/sites?state=deleted", t).json().get("items");
-        assertThat(deleting.size() + deleted.size()).isEqualTo(1);
+        assertThat(deleted.get(0).get("site_id").asLong()).isEqualTo(ids.get(1));
+        assertThat(api.client.get("/v1/sites?state=deleting", t).json().get("items")).isEmpty();
         assertThat(api.client.get("/v1/sites?state=failed", t).json().get("items")).isEmpty();
     }
 
