@@ -104,9 +104,9 @@ public final class Flows {
      * Returns false if the flow was not running: someone else failed it first, or it ended.
      */
     public boolean fail(long flowId, String reason) {
-        // the engine's own completions may fail the same flow at the same moment, locking its
-        // chain and batches in another order: if the database picks this one as a deadlock victim,
-        // run it again (it is one transaction, and failing a flow twice is a no-op)
+        // failing locks the flow's batches, chain and row in the order the engine's completions do;
+        // should the database still pick this one as a deadlock victim (or fail it on a serialization
+        // conflict), run it again: it is one transaction, and failing a flow twice is a no-op
         return rt.inRetriedFinishTransaction(tx -> tracker.fail(tx, flowId, reason));
     }
 

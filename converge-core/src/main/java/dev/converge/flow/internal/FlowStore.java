@@ -46,6 +46,8 @@ public final class FlowStore {
     private final Sql compensationFailedAttempt;
     private final Sql compensations;
     private final Sql cancelLooseJobs;
+    private final Sql lockRunningBatches;
+    private final Sql lockRunningChain;
     private final Sql states;
     private final Sql lockState;
     private final Sql shareState;
@@ -90,6 +92,12 @@ public final class FlowStore {
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
         cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
+        // a completion locks a batch (its counters), then the chain the batch is a link of, then the flow:
+        // failing a flow takes them in the same order, so the two never wait for each other in a circle
+        lockRunningBatches = Sql.of(d, "SELECT id FROM cv_batch WHERE flow_id = :flow_id AND state = 'running' "
+                + "ORDER BY id FOR UPDATE");
+        lockRunningChain = Sql.of(d, "SELECT id FROM cv_chain WHERE flow_id = :flow_id AND state = 'running' "
+                + "ORDER BY id FOR UPDATE");
         overdueCompensating = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
                 + "ORDER BY deadline LIMIT :limit");
         // a flow failed by its deadline is past it already: its compensation gets a deadline of its own
@@ -283,6 +291,16 @@ public final class FlowStore {
     /** Cancels the flow's jobs that are not in a batch and have not started. */
     public int cancelLooseJobs(Connection c, long flowId, String reason, Instant now) throws SQLException {
         return cancelLooseJobs.update(c, Params.of().now(now).bigint("flow_id", flowId).text("reason", truncate(reason)));
+    }
+
+    /**
+     * Locks the flow's running batches, then its running chain: the rows a completion locks before it
+     * reaches the flow's own row. Whoever fails the flow calls this before locking the flow's row.
+     */
+    public void lockRunningParts(Connection c, long flowId) throws SQLException {
+        Params p = Params.of().bigint("flow_id", flowId);
+        lockRunningBatches.query(c, p, rs -> rs.getLong(1));
+        lockRunningChain.query(c, p, rs -> rs.getLong(1));
     }
 
     /** The states of a job's batch and flow (either may be null), in one round trip. */

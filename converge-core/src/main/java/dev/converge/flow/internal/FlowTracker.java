@@ -95,6 +95,7 @@ public final class FlowTracker implements ChainListener {
      * @return whether this call failed the flow (false: it was already failing, failed or done)
      */
     public boolean fail(FinishContext tx, long flowId, String reason) throws SQLException {
+        store.lockRunningParts(tx.connection(), flowId);
         if (!store.transition(tx.connection(), flowId, FlowState.RUNNING, FlowState.COMPENSATING, reason, tx.now())) {
             return false;
         }
