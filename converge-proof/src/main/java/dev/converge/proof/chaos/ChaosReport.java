@@ -39,6 +39,11 @@ public record ChaosReport(
         @JsonProperty("converge_create_p99_ms") long createP99Ms,
         @JsonProperty("converge_delete_p50_ms") long deleteP50Ms,
         @JsonProperty("converge_delete_p99_ms") long deleteP99Ms,
+        @JsonProperty("converge_max_ms") long convergeMaxMs,
+        @JsonProperty("warm_up_ms") long warmUpMs,
+        @JsonProperty("converge_warm_count") int warmCount,
+        @JsonProperty("converge_warm_p50_ms") long warmP50Ms,
+        @JsonProperty("converge_warm_p99_ms") long warmP99Ms,
         @JsonProperty("check") CheckReport check,
         @JsonProperty("run_dir") String runDir) {
 
@@ -99,6 +104,8 @@ public record ChaosReport(
         out.printf("  welcome emails    %d%n", check.welcomeEmails());
         out.printf("  time to converge  p50 %s, p99 %s (site requests p50 %s, p99 %s; deletes p50 %s, p99 %s)%n",
                 ms(convergeP50Ms), ms(convergeP99Ms), ms(createP50Ms), ms(createP99Ms), ms(deleteP50Ms), ms(deleteP99Ms));
+        out.printf("                    max %s; accepted after the first %s of traffic (%d requests): p50 %s, p99 %s%n",
+                ms(convergeMaxMs), ms(warmUpMs), warmCount, ms(warmP50Ms), ms(warmP99Ms));
         out.println("  violations");
         for (String key : CheckReport.KEYS) {
             out.printf("    %-18s %d%n", key, check.violations().get(key));

@@ -16,11 +16,16 @@ import java.util.Map;
  * site's first final state (active, failed, needs attention — or deleted, if it was deleted
  * while provisioning); a delete from the client's 202 to the site being deleted.
  */
-record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis) {
+record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis, List<Sample> samples) {
+
+    /** One measured request: when the client was told it was accepted, and how long it took to converge. */
+    record Sample(Instant accepted, long millis) {
+    }
 
     static ConvergeTimes measure(Store store, Map<Long, Instant> acceptedSites, Map<Long, Instant> acceptedDeletes) {
         List<Long> creates = new ArrayList<>();
         List<Long> deletes = new ArrayList<>();
+        List<Sample> samples = new ArrayList<>();
         store.withConnection(c -> {
             try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT s.id, s.state, s.created_at, "
                     + "s.updated_at, (SELECT MIN(e.created_at) FROM pv_event e WHERE e.site_id = s.id AND e.kind IN "
@@ -37,21 +42,33 @@ record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis) {
                     if (acceptedSites.containsKey(id)) {
                         Instant end = settled != null ? settled : deleted != null ? deleted : updated;
                         if (end != null) {
-                            creates.add(Math.max(0, Duration.between(created, end).toMillis()));
+                            long took = Math.max(0, Duration.between(created, end).toMillis());
+                            creates.add(took);
+                            samples.add(new Sample(acceptedSites.get(id), took));
                         }
                     }
                     Instant deleteAccepted = acceptedDeletes.get(id);
                     if (deleteAccepted != null) {
                         Instant end = deleted != null ? deleted : updated;
                         if (end != null) {
-                            deletes.add(Math.max(0, Duration.between(deleteAccepted, end).toMillis()));
+                            long took = Math.max(0, Duration.between(deleteAccepted, end).toMillis());
+                            deletes.add(took);
+                            samples.add(new Sample(deleteAccepted, took));
                         }
                     }
                 }
             }
             return null;
         });
-        return new ConvergeTimes(creates, deletes);
+        return new ConvergeTimes(creates, deletes, samples);
+    }
+
+    /**
+     * The times of the requests accepted from {@code from} on: a run starts a dozen cold JVMs at once,
+     * and on a small machine the first seconds of traffic measure their warm-up more than the engine.
+     */
+    List<Long> acceptedFrom(Instant from) {
+        return samples.stream().filter(s -> !s.accepted().isBefore(from)).map(Sample::millis).toList();
     }
 
     List<Long> all() {
