@@ -112,6 +112,7 @@ final class Completer implements AutoCloseable {
             log.info("job outcomes are being recorded again");
         }
         ctx[0].queuesToWake().forEach(rt.wakeup::signal);
+        rt.wakeLater(ctx[0]);
         for (int i = 0; i < batch.size(); i++) {
             settle(batch.get(i), items.get(i), applied[i]);
         }

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class EngineRuntime {
     private static final Logger log = LoggerFactory.getLogger(EngineRuntime.class);
     private static final int MAX_ERROR_CHARS = 16_000;
+    private static final Duration WAKE_LATER_MAX = Duration.ofMinutes(1);
 
     final Store store;
     final JobStore jobs;
@@ -230,7 +231,24 @@ public final class EngineRuntime {
             return work.run(tx);
         });
         committed[0].queuesToWake().forEach(wakeup::signal);
+        wakeLater(committed[0]);
         return result;
+    }
+
+    /**
+     * Sets a timer for each queue a committed transaction made jobs due in soon. Only delays up to
+     * {@link #WAKE_LATER_MAX} get one: a longer wait loses little to the poll, and the timers stay few.
+     */
+    void wakeLater(FinishContext committed) {
+        committed.queuesToWakeLater().forEach((queue, delays) -> delays.forEach(ms -> {
+            if (ms <= WAKE_LATER_MAX.toMillis()) {
+                try {
+                    timeouts.schedule(() -> wakeup.signal(queue), ms, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                    // the node is stopping: nothing of it will fetch again
+                }
+            }
+        }));
     }
 
     public Counters counters() {

@@ -4,7 +4,9 @@ import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -18,6 +20,7 @@ public final class FinishContext {
     private final Dialect dialect;
     private final Instant now;
     private final Set<String> queuesToWake = new LinkedHashSet<>();
+    private final Map<String, Set<Long>> queuesToWakeLater = new LinkedHashMap<>();
 
     public FinishContext(Connection connection, JobStore jobs, Dialect dialect, Instant now) {
         this.connection = connection;
@@ -55,5 +58,18 @@ public final class FinishContext {
 
     public Set<String> queuesToWake() {
         return queuesToWake;
+    }
+
+    /**
+     * Wakes this node's workers of a queue {@code delayMs} after this transaction commits: a job it made
+     * due then (released, or retried after a backoff) runs then, not at the next poll. Delays are kept in
+     * tens of milliseconds, so a batch of outcomes with the same backoff sets one timer.
+     */
+    public void wakeLater(String queue, long delayMs) {
+        queuesToWakeLater.computeIfAbsent(queue, q -> new LinkedHashSet<>()).add((delayMs + 9) / 10 * 10);
+    }
+
+    public Map<String, Set<Long>> queuesToWakeLater() {
+        return queuesToWakeLater;
     }
 }

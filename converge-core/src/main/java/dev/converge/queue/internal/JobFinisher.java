@@ -49,6 +49,9 @@ public final class JobFinisher {
         boolean[] retried = jobs.retry(tx.connection(), retries, tx.now());
         for (int k = 0; k < retried.length; k++) {
             applied[retryIdx.get(k)] = retried[k];
+            if (retried[k] && retries.get(k).delayMs() > 0) {
+                tx.wakeLater(items.get(retryIdx.get(k)).job().queue(), retries.get(k).delayMs());
+            }
         }
         for (int k = 0; k < finished.length; k++) {
             int i = finishIdx.get(k);
