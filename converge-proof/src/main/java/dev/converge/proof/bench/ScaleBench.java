@@ -145,10 +145,12 @@ public final class ScaleBench {
             sampler.start();
             long polls;
             long elapsed;
+            long childCpu;
             try (Connection poll = DriverManager.getConnection(db.url() + (db.url().contains("?") ? "&" : "?")
                     + "ApplicationName=" + POLL_APP, o.user(), null);
                     PreparedStatement left = poll.prepareStatement("SELECT EXISTS (SELECT 1 FROM cv_job WHERE state = "
                             + "'available') OR EXISTS (SELECT 1 FROM cv_job WHERE lease_expires_at IS NOT NULL)")) {
+                long cpuBefore = cpuNanos(started);
                 long start = System.nanoTime();
                 for (ChildJvm c : started) {
                     c.go();
@@ -173,6 +175,7 @@ public final class ScaleBench {
                     Thread.sleep(10);
                 }
                 elapsed = System.nanoTime() - start;
+                childCpu = cpuNanos(started) - cpuBefore;
             } finally {
                 sampler.stop();
             }
@@ -185,8 +188,8 @@ public final class ScaleBench {
                             + "coalesce(max(attempt), 0), count(*) FROM cv_job")) {
                 rs.next();
                 var run = new ScaleBenchResult.Run(round, n, engine, o.jobs() * 1e9 / elapsed, (double) commits / o.jobs(),
-                        sampler.peakConnections(), sampler.peakActive(), rs.getLong(1), rs.getInt(2), rs.getLong(3),
-                        handled, load);
+                        sampler.peakConnections(), sampler.peakActive(), childCpu / 1e3 / o.jobs(),
+                        sampler.backendCpuNanos() / 1e3 / o.jobs(), rs.getLong(1), rs.getInt(2), rs.getLong(3), handled, load);
                 progress.accept("  " + run.summary());
                 return run;
             }
@@ -269,6 +272,15 @@ public final class ScaleBench {
         }
     }
 
+    /** CPU time the children's JVMs have used so far (every thread: handlers, fetchers, JIT compilers, GC). */
+    private static long cpuNanos(List<ChildJvm> started) {
+        long sum = 0;
+        for (ChildJvm c : started) {
+            sum += c.process().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+        }
+        return sum;
+    }
+
     private static long commits(Connection admin, String dbName) throws SQLException {
         try (PreparedStatement st = admin.prepareStatement("SELECT xact_commit FROM pg_stat_database WHERE datname = ?")) {
             st.setString(1, dbName);
@@ -308,6 +320,8 @@ public final class ScaleBench {
         private volatile int peakConnections;
         private volatile int peakActive;
         private volatile Exception failure;
+        private final java.util.Map<Long, Long> firstTicks = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.Map<Long, Long> lastTicks = new java.util.concurrent.ConcurrentHashMap<>();
         private Thread thread;
 
         ActivitySampler(String url, String user, String dbName) {
@@ -319,15 +333,26 @@ public final class ScaleBench {
         void start() {
             thread = new Thread(() -> {
                 try (Connection c = DriverManager.getConnection(url, user, null);
-                        PreparedStatement st = c.prepareStatement("SELECT count(*), count(*) FILTER (WHERE state = 'active') "
-                                + "FROM pg_stat_activity WHERE datname = ? AND application_name = '" + CHILD_APP + "'")) {
+                        PreparedStatement st = c.prepareStatement("SELECT pid, state = 'active' FROM pg_stat_activity "
+                                + "WHERE datname = ? AND application_name = '" + CHILD_APP + "'")) {
                     st.setString(1, dbName);
                     while (running) {
+                        int connections = 0;
+                        int active = 0;
                         try (ResultSet rs = st.executeQuery()) {
-                            rs.next();
-                            peakConnections = Math.max(peakConnections, rs.getInt(1));
-                            peakActive = Math.max(peakActive, rs.getInt(2));
+                            while (rs.next()) {
+                                connections++;
+                                active += rs.getBoolean(2) ? 1 : 0;
+                                long pid = rs.getLong(1);
+                                long ticks = cpuTicks(pid);
+                                if (ticks >= 0) {
+                                    firstTicks.putIfAbsent(pid, ticks);
+                                    lastTicks.put(pid, ticks);
+                                }
+                            }
                         }
+                        peakConnections = Math.max(peakConnections, connections);
+                        peakActive = Math.max(peakActive, active);
                         Thread.sleep(20);
                     }
                 } catch (SQLException e) {
@@ -350,6 +375,32 @@ public final class ScaleBench {
 
         int peakConnections() {
             return peakConnections;
+        }
+
+        /**
+         * CPU time the children's server backends used while sampled (from /proc, when the server runs on this
+         * machine; NaN otherwise), at the kernel's tick of 10 ms; a backend counts from its first sample on.
+         */
+        double backendCpuNanos() {
+            if (lastTicks.isEmpty()) {
+                return Double.NaN;
+            }
+            long ticks = 0;
+            for (var e : lastTicks.entrySet()) {
+                ticks += e.getValue() - firstTicks.get(e.getKey());
+            }
+            return ticks * 10e6;
+        }
+
+        /** utime + stime of a process in clock ticks (100 a second), or -1 when it cannot be read. */
+        private static long cpuTicks(long pid) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
         }
 
         int peakActive() {

@@ -17,6 +17,9 @@ public final class ScaleBenchResult {
      *                        taken out, the children's shutdown in) per job
      * @param peakConnections most connections the children had open to the database at once (sampled every 20 ms)
      * @param peakActive      most of those running a statement at once
+     * @param clientCpuMicros CPU time of the children's JVMs from the release to the end of the run, per job (µs)
+     * @param serverCpuMicros CPU time of the children's database backends over the run, per job (µs; NaN when the
+     *                        server's processes cannot be read from here)
      * @param succeeded       jobs in state succeeded afterwards
      * @param maxAttempt      highest attempt of any job afterwards (1: none was run twice)
      * @param rows            jobs in the table afterwards
@@ -24,12 +27,13 @@ public final class ScaleBenchResult {
      * @param load            the machine's one-minute load average just before the run
      */
     record Run(int round, int processes, boolean engine, double jobsPerSecond, double commitsPerJob,
-            int peakConnections, int peakActive, long succeeded, int maxAttempt, long rows, long handled, double load) {
+            int peakConnections, int peakActive, double clientCpuMicros, double serverCpuMicros, long succeeded, int maxAttempt, long rows, long handled, double load) {
         String summary() {
             return String.format(Locale.ROOT, "%s, %d process%s: %,.0f jobs/s, %.4f commits/job, peak %d connections "
-                    + "(%d active), load %.1f before; %d succeeded, max attempt %d, %d handled", engine ? "engine" : "reference",
-                    processes, processes > 1 ? "es" : "", jobsPerSecond, commitsPerJob, peakConnections, peakActive, load,
-                    succeeded, maxAttempt, handled);
+                    + "(%d active), CPU per job %.0f us in the JVMs and %.0f us in their backends, load %.1f before; "
+                    + "%d succeeded, max attempt %d, %d handled", engine ? "engine" : "reference", processes,
+                    processes > 1 ? "es" : "", jobsPerSecond, commitsPerJob, peakConnections, peakActive, clientCpuMicros,
+                    serverCpuMicros, load, succeeded, maxAttempt, handled);
         }
     }
 
@@ -78,6 +82,20 @@ public final class ScaleBenchResult {
                         round, n, e.jobsPerSecond(), r.jobsPerSecond(), e.jobsPerSecond() / r.jobsPerSecond(),
                         e.commitsPerJob(), r.commitsPerJob(), e.peakConnections(), e.peakActive(), r.peakConnections(),
                         r.peakActive(), e.load(), r.load());
+            }
+        }
+        out.println();
+        out.println("CPU per job (us), from the release to the end of the run: the children's JVMs (every thread, JIT "
+                + "compilers included) and their server backends (/proc, 10 ms ticks)");
+        out.println();
+        out.println("| round | processes | engine JVMs | engine backends | reference JVMs | reference backends |");
+        out.println("|---:|---:|---:|---:|---:|---:|");
+        for (int round = 1; round <= options.rounds(); round++) {
+            for (int n : options.processes()) {
+                Run e = find(round, n, true);
+                Run r = find(round, n, false);
+                out.printf(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.0f | %.0f |%n", round, n, e.clientCpuMicros(),
+                        e.serverCpuMicros(), r.clientCpuMicros(), r.serverCpuMicros());
             }
         }
         out.println();
