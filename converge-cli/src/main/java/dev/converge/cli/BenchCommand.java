@@ -6,6 +6,7 @@ import dev.converge.proof.bench.FlowBenchResult;
 import dev.converge.proof.bench.QueueBench;
 import dev.converge.proof.bench.QueueBenchOptions;
 import dev.converge.proof.bench.QueueBenchResult;
+import dev.converge.proof.bench.ScaleBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,12 +15,12 @@ import picocli.CommandLine.Option;
 /** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
-        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class})
+        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class, BenchCommand.Scale.class})
 public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, or bench flow");
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, or bench scale");
     }
 
     /** {@code converge bench queue}: enqueue, processing and pickup of no-op jobs against a hand-written SKIP LOCKED loop. */
@@ -132,6 +133,48 @@ public final class BenchCommand implements Runnable {
                 result.writeJson(json);
                 System.out.println("  written to " + json);
             }
+            return 0;
+        }
+    }
+
+    /** {@code converge bench scale}: processing by 1, 2, 4 worker processes on one database, each beside the reference loop. */
+    @Command(name = "scale", mixinStandardHelpOptions = true,
+            description = "Processing of no-op jobs by N separate worker processes (cold JVMs) on one PostgreSQL "
+                    + "database, for each N beside the hand-written SKIP LOCKED loop run in N processes the same way; "
+                    + "with commits per job and the peak of connections.")
+    static final class Scale implements Callable<Integer> {
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--jobs", defaultValue = "20000", description = "jobs per measured run (default: ${DEFAULT-VALUE})")
+        int jobs;
+
+        @Option(names = "--processes", defaultValue = "1,2,4", split = ",",
+                description = "counts of worker processes to measure (default: ${DEFAULT-VALUE})")
+        java.util.List<Integer> processes;
+
+        @Option(names = "--workers", defaultValue = "8",
+                description = "handler threads per process, and loop threads per reference process (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--rounds", defaultValue = "1",
+                description = "times each count is measured; the engine goes first in odd rounds, the reference in "
+                        + "even ones (default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--vacuum",
+                description = "VACUUM ANALYZE after every fill, for the engine and the reference alike (default: none)")
+        boolean vacuum;
+
+        @Override
+        public Integer call() throws Exception {
+            ScaleBench.Options options = new ScaleBench.Options(db, user, jobs, processes, workers, rounds, vacuum);
+            new ScaleBench(options, msg -> System.err.println("bench: " + msg)).run().print(System.out);
             return 0;
         }
     }

@@ -39,17 +39,34 @@ final class ReferenceLoop {
 
     /** Processes every due job of the queue with {@code threads} threads; returns jobs per second. */
     static double run(BenchDatabase db, String queue, int threads, int expected) throws Exception {
+        long[] start = new long[1];
+        long done = work(db::connect, db.postgres(), queue, threads, expected, () -> start[0] = System.nanoTime());
+        return done * 1e9 / (System.nanoTime() - start[0]);
+    }
+
+    /** Opens one connection of a thread of the loop. */
+    interface Connect {
+        Connection open() throws SQLException;
+    }
+
+    /**
+     * Processes due jobs of the queue with {@code threads} threads, each on its own connection, once
+     * {@code go} has returned (after every thread is connected and ready): {@code expected} jobs in all,
+     * or, when negative, until a thread's claim finds nothing due (every job must have been enqueued before
+     * {@code go}). Returns the jobs this process marked done.
+     */
+    static long work(Connect connect, boolean pg, String queue, int threads, long expected, Runnable go)
+            throws Exception {
         AtomicLong done = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch start = new CountDownLatch(1);
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             String owner = "reference-" + t;
             workers[t] = new Thread(() -> {
-                try (Connection c = db.connect()) {
+                try (Connection c = connect.open()) {
                     c.setAutoCommit(true);
-                    boolean pg = db.postgres();
                     try (PreparedStatement claim = c.prepareStatement(pg ? CLAIM_SQL : H2_CLAIM_SQL, new String[] {"id"});
                             PreparedStatement next = c.prepareStatement(H2_NEXT_SQL);
                             PreparedStatement finish = c.prepareStatement(DONE_SQL)) {
@@ -59,14 +76,17 @@ final class ReferenceLoop {
                         }
                         next.setString(1, queue);
                         ready.countDown();
-                        go.await();
-                        while (done.get() < expected && failure.get() == null) {
+                        start.await();
+                        while ((expected < 0 || done.get() < expected) && failure.get() == null) {
                             Long[] ids = pg ? claim(claim) : claimH2(c, next, claim);
+                            if (ids.length == 0 && expected < 0) {
+                                break; // nothing due is left: the others finish what they hold
+                            }
                             if (ids.length == 0) {
                                 Thread.sleep(1); // the others hold the last rows; they finish soon
                                 continue;
                             }
-                            Array array = c.createArrayOf(db.postgres() ? "int8" : "BIGINT", ids);
+                            Array array = c.createArrayOf(pg ? "int8" : "BIGINT", ids);
                             finish.setArray(1, array);
                             finish.executeUpdate();
                             done.addAndGet(ids.length);
@@ -80,16 +100,17 @@ final class ReferenceLoop {
             workers[t].start();
         }
         ready.await();
-        long start = System.nanoTime();
-        go.countDown();
+        if (failure.get() == null) {
+            go.run();
+        }
+        start.countDown();
         for (Thread w : workers) {
             w.join();
         }
-        long elapsed = System.nanoTime() - start;
         if (failure.get() != null) {
             throw new IllegalStateException("reference loop failed: " + failure.get(), failure.get());
         }
-        return done.get() * 1e9 / elapsed;
+        return done.get();
     }
 
     private static Long[] claimH2(Connection c, PreparedStatement next, PreparedStatement claim) throws SQLException {

@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
  * One incarnation of a child process: this JVM's java binary and class path running
  * {@link ChaosNode} in one role (server, worker, leafsim, mailsim), its output appended to its own
  * log file. It can be SIGKILLed, paused (SIGSTOP) and woken (SIGCONT), or asked to stop (SIGTERM,
- * then SIGKILL).
+ * then SIGKILL). {@link #standby} starts another main class (a benchmark's child) the same way.
  */
-final class ChildJvm {
+public final class ChildJvm {
     private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC", "-XX:CICompilerCount=1");
 
@@ -43,13 +43,29 @@ final class ChildJvm {
      */
     static ChildJvm start(String name, Path log, List<String> args, Map<String, String> env, boolean standby,
             List<String> jvmOptions) throws IOException {
+        List<String> options = new ArrayList<>(JVM_OPTIONS);
+        options.addAll(jvmOptions);
+        return launch(name, log, ChaosNode.class, options, args, env, standby);
+    }
+
+    /**
+     * {@code main} on this JVM's class path with only the given JVM options (none: the JVM's defaults, as a
+     * user runs it), standing by: its standard input stays open for {@link #go()}, and a child that exits
+     * when it closes dies with this process, however this one ends.
+     */
+    public static ChildJvm standby(String name, Path log, Class<?> main, List<String> jvmOptions, List<String> args)
+            throws IOException {
+        return launch(name, log, main, jvmOptions, args, Map.of(), true);
+    }
+
+    private static ChildJvm launch(String name, Path log, Class<?> main, List<String> jvmOptions, List<String> args,
+            Map<String, String> env, boolean standby) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
-        command.addAll(JVM_OPTIONS);
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(ChaosNode.class.getName());
+        command.add(main.getName());
         command.addAll(args);
         Files.writeString(log, "# " + String.join(" ", args) + System.lineSeparator());
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
@@ -64,7 +80,7 @@ final class ChildJvm {
     }
 
     /** Tells a standing-by worker to start working. */
-    void go() {
+    public void go() {
         try {
             stdin.write("go" + System.lineSeparator());
             stdin.flush();
@@ -73,12 +89,21 @@ final class ChildJvm {
         }
     }
 
+    /** Closes a standing-by child's standard input: the end of its input is its signal to finish. */
+    public void endInput() {
+        try {
+            stdin.close();
+        } catch (IOException e) {
+            // it is gone already
+        }
+    }
+
     private static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
@@ -90,7 +115,7 @@ final class ChildJvm {
         return log;
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
@@ -102,12 +127,12 @@ final class ChildJvm {
         return paused;
     }
 
-    Process process() {
+    public Process process() {
         return process;
     }
 
     /** The log so far (children log little: warnings and a few lines). */
-    String output() {
+    public String output() {
         try {
             return Files.readString(log);
         } catch (IOException e) {
@@ -136,7 +161,7 @@ final class ChildJvm {
     }
 
     /** SIGTERM (woken first if paused), then SIGKILL if it has not ended within the grace. */
-    void stop(long graceMillis) {
+    public void stop(long graceMillis) {
         killedByUs = true;
         resume();
         process.destroy();
