@@ -255,9 +255,9 @@ public final class Converge implements AutoCloseable {
     }
 
     private EnqueueResult insert(Connection c, NewJob row) throws SQLException {
-        JobStore.Inserted ins = runtime.jobs().insert(c, row, store.clock().sqlNow());
+        // the notification travels in the INSERT statement itself: one round trip, delivered at the caller's commit
+        JobStore.Inserted ins = runtime.jobs().insertNotifying(c, row, store.clock().sqlNow(), JobStore.CHANNEL);
         if (!ins.duplicate()) {
-            Dialect.of(store).notify(c, JobStore.CHANNEL, row.queue());
             runtime.observer().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());

@@ -34,6 +34,8 @@ public final class JobStore {
 
     private final Dialect dialect;
     private final Sql insert;
+    /** The insert that also notifies, in the same statement; null where the database has no LISTEN/NOTIFY. */
+    private final Sql insertNotifying;
     private final LeaseStatement lease;
     private final FencedWrites fenced;
     private final Sql leaseValid;
@@ -54,6 +56,10 @@ public final class JobStore {
                 + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
                 + ":flow_id, {now}, :trace_parent)";
         this.insert = Sql.of(dialect, insertSql + dialect.onConflictDoNothing());
+        this.insertNotifying = dialect.supportsListen()
+                ? Sql.of(dialect, "WITH j AS (" + insertSql + dialect.onConflictDoNothing() + " RETURNING id, queue) "
+                        + "SELECT id, pg_notify(:channel, queue) FROM j")
+                : null;
         this.lease = new LeaseStatement(dialect);
         this.fenced = new FencedWrites(dialect);
         this.leaseValid = Sql.of(dialect, "SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
@@ -103,13 +109,7 @@ public final class JobStore {
      * back with {@code duplicate = true}, and the caller's transaction is left usable.
      */
     public Inserted insert(Connection c, NewJob job, Instant now) throws SQLException {
-        Params p = Params.of().now(now)
-                .text("queue", job.queue()).text("kind", job.kind()).text("payload", job.payload())
-                .time("run_at", job.runAt()).bigint("delay_ms", job.delayMs()).integer("max_attempts", job.maxAttempts())
-                .bigint("timeout_ms", job.timeoutMs()).text("unique_key", job.uniqueKey())
-                .bigint("batch_id", job.batchId()).bigint("chain_id", job.chainId())
-                .integer("chain_pos", job.chainPos()).bigint("flow_id", job.flowId())
-                .text("trace_parent", traceParent.get());
+        Params p = insertParams(job, now);
         try (PreparedStatement ps = insert.bind(c.prepareStatement(insert.text(), new String[] {"id"}), p)) {
             int n = ps.executeUpdate();
             if (n == 1) {
@@ -123,9 +123,42 @@ public final class JobStore {
                 throw e;
             }
         }
+        return duplicateOf(c, job);
+    }
+
+    /**
+     * As {@link #insert}, and a new job is also announced on {@code channel} (its queue as the
+     * payload) by the same statement, so the notification goes out with the transaction's commit at
+     * no extra round trip. A duplicate announces nothing. Where the database has no LISTEN/NOTIFY
+     * this is {@link #insert}.
+     */
+    public Inserted insertNotifying(Connection c, NewJob job, Instant now, String channel) throws SQLException {
+        if (insertNotifying == null) {
+            return insert(c, job, now);
+        }
+        Params p = insertParams(job, now).text("channel", channel);
+        try (PreparedStatement ps = insertNotifying.prepare(c, p); ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                return new Inserted(rs.getLong(1), false);
+            }
+        }
+        return duplicateOf(c, job);
+    }
+
+    private Inserted duplicateOf(Connection c, NewJob job) throws SQLException {
         JobRow existing = byUniqueKey(c, job.uniqueKey()).orElseThrow(
                 () -> new SQLException("unique key conflict but no job holds key " + job.uniqueKey(), "23505"));
         return new Inserted(existing.id(), true);
+    }
+
+    private Params insertParams(NewJob job, Instant now) {
+        return Params.of().now(now)
+                .text("queue", job.queue()).text("kind", job.kind()).text("payload", job.payload())
+                .time("run_at", job.runAt()).bigint("delay_ms", job.delayMs()).integer("max_attempts", job.maxAttempts())
+                .bigint("timeout_ms", job.timeoutMs()).text("unique_key", job.uniqueKey())
+                .bigint("batch_id", job.batchId()).bigint("chain_id", job.chainId())
+                .integer("chain_pos", job.chainPos()).bigint("flow_id", job.flowId())
+                .text("trace_parent", traceParent.get());
     }
 
     /**

@@ -1,11 +1,15 @@
 package dev.converge.queue.internal;
 
 import dev.converge.store.Store;
+import java.lang.reflect.Field;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.PGStream;
+import org.postgresql.core.QueryExecutorBase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * Holds one dedicated connection in LISTEN and turns notifications into in-process wake-ups.
  * It reconnects on its own; while it is down, workers poll. After a reconnect every queue is
  * woken once, since notifications sent meanwhile are lost.
+ *
+ * <p>The driver's {@code getNotifications}, once it has read a notification, looks for more with
+ * a read of 1 ms timeout before it returns; a look that times out does not move its next-look time
+ * on, so it did so on every wake-up: a millisecond (more on a busy machine) added to every pickup.
+ * The listening connection is told not to look (see {@link #skipDriverLookAhead}).
  */
 final class PgListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgListener.class);
@@ -48,6 +57,7 @@ final class PgListener implements AutoCloseable {
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + channel);
                 }
+                skipDriverLookAhead(c);
                 if (wasDown) {
                     log.info("listening for job notifications again");
                     wasDown = false;
@@ -75,6 +85,29 @@ final class PgListener implements AutoCloseable {
                 sleep(backoff);
                 backoff = Math.min(5000, backoff * 2);
             }
+        }
+    }
+
+    /**
+     * Stops pgjdbc's 1 ms look for more messages after each notification on this connection (its
+     * {@code hasMessagePending} reads with a 1 ms socket timeout unless its next-look time is still
+     * ahead; that time is pushed out of reach). Nothing is lost: messages already buffered are
+     * still returned at once, and anything not yet read is read by the next call, which blocks on
+     * the socket. Returns false, and the driver keeps its look, where its internals differ.
+     */
+    static boolean skipDriverLookAhead(Connection c) {
+        try {
+            Object executor = c.unwrap(BaseConnection.class).getQueryExecutor();
+            Field streamField = QueryExecutorBase.class.getDeclaredField("pgStream");
+            streamField.setAccessible(true);
+            Object stream = streamField.get(executor);
+            Field next = PGStream.class.getDeclaredField("nextStreamAvailableCheckTime");
+            next.setAccessible(true);
+            next.setLong(stream, Long.MAX_VALUE);
+            return true;
+        } catch (ReflectiveOperationException | SQLException | RuntimeException e) {
+            log.debug("job notifications: the driver's 1 ms look-ahead stays on ({})", e.toString());
+            return false;
         }
     }
 
