@@ -65,13 +65,18 @@ final class PgListener implements AutoCloseable {
                 wakeup.signalAll();
                 backoff = 100;
                 PGConnection pg = c.unwrap(PGConnection.class);
-                while (running) {
-                    PGNotification[] notes = pg.getNotifications(500);
-                    if (notes != null) {
-                        for (PGNotification n : notes) {
-                            wakeup.signal(n.getParameter());
+                try {
+                    while (running) {
+                        PGNotification[] notes = pg.getNotifications(500);
+                        if (notes != null) {
+                            for (PGNotification n : notes) {
+                                wakeup.signal(n.getParameter());
+                            }
                         }
                     }
+                } finally {
+                    // over the caller's pool the connection goes back to it: as the driver made it
+                    setDriverLookAhead(c, Long.MIN_VALUE);
                 }
             } catch (SQLException e) {
                 if (!running) {
@@ -96,6 +101,11 @@ final class PgListener implements AutoCloseable {
      * the socket. Returns false, and the driver keeps its look, where its internals differ.
      */
     static boolean skipDriverLookAhead(Connection c) {
+        return setDriverLookAhead(c, Long.MAX_VALUE);
+    }
+
+    /** Sets the driver's next-look time (ms) on this connection; Long.MIN_VALUE gives it its own behaviour back. */
+    private static boolean setDriverLookAhead(Connection c, long nextLookNanos) {
         try {
             Object executor = c.unwrap(BaseConnection.class).getQueryExecutor();
             Field streamField = QueryExecutorBase.class.getDeclaredField("pgStream");
@@ -103,7 +113,7 @@ final class PgListener implements AutoCloseable {
             Object stream = streamField.get(executor);
             Field next = PGStream.class.getDeclaredField("nextStreamAvailableCheckTime");
             next.setAccessible(true);
-            next.setLong(stream, Long.MAX_VALUE);
+            next.setLong(stream, nextLookNanos);
             return true;
         } catch (ReflectiveOperationException | SQLException | RuntimeException e) {
             log.debug("job notifications: the driver's 1 ms look-ahead stays on ({})", e.toString());
