@@ -44,6 +44,7 @@ public record ChaosReport(
         @JsonProperty("converge_warm_count") int warmCount,
         @JsonProperty("converge_warm_p50_ms") long warmP50Ms,
         @JsonProperty("converge_warm_p99_ms") long warmP99Ms,
+        @JsonProperty("converge_p99_ms_by_window") List<Long> p99ByWindowMs,
         @JsonProperty("check") CheckReport check,
         @JsonProperty("run_dir") String runDir) {
 
@@ -106,6 +107,8 @@ public record ChaosReport(
                 ms(convergeP50Ms), ms(convergeP99Ms), ms(createP50Ms), ms(createP99Ms), ms(deleteP50Ms), ms(deleteP99Ms));
         out.printf("                    max %s; accepted after the first %s of traffic (%d requests): p50 %s, p99 %s%n",
                 ms(convergeMaxMs), ms(warmUpMs), warmCount, ms(warmP50Ms), ms(warmP99Ms));
+        out.printf("                    p99 of the requests accepted in each %s of traffic: %s%n", ms(warmUpMs),
+                p99ByWindowMs.stream().map(ChaosReport::ms).collect(java.util.stream.Collectors.joining(", ")));
         out.println("  violations");
         for (String key : CheckReport.KEYS) {
             out.printf("    %-18s %d%n", key, check.violations().get(key));

@@ -198,7 +198,8 @@ public final class ChaosRun {
                 ConvergeTimes.percentile(times.createMillis(), 50), ConvergeTimes.percentile(times.createMillis(), 99),
                 ConvergeTimes.percentile(times.deleteMillis(), 50), ConvergeTimes.percentile(times.deleteMillis(), 99),
                 ConvergeTimes.percentile(times.all(), 100), WARM_UP.toMillis(), warm.size(),
-                ConvergeTimes.percentile(warm, 50), ConvergeTimes.percentile(warm, 99), check, runDir.toString());
+                ConvergeTimes.percentile(warm, 50), ConvergeTimes.percentile(warm, 99),
+                times.p99ByWindow(trafficStart, WARM_UP), check, runDir.toString());
         timeline.say("checked; stopping every process and dropping " + cleanup.scratch.name());
         return report;
     }

@@ -71,6 +71,24 @@ record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis, List<Samp
         return samples.stream().filter(s -> !s.accepted().isBefore(from)).map(Sample::millis).toList();
     }
 
+    /**
+     * The p99 of the requests accepted in each {@code window} of the traffic from {@code start} (-1 for a
+     * window with none): where a run's tail comes from, its cold start or later.
+     */
+    List<Long> p99ByWindow(Instant start, java.time.Duration window) {
+        java.util.TreeMap<Long, List<Long>> by = new java.util.TreeMap<>();
+        for (Sample s : samples) {
+            long w = Math.max(0, Duration.between(start, s.accepted()).toMillis() / window.toMillis());
+            by.computeIfAbsent(w, k -> new ArrayList<>()).add(s.millis());
+        }
+        List<Long> out = new ArrayList<>();
+        long last = by.isEmpty() ? -1 : by.lastKey();
+        for (long w = 0; w <= last; w++) {
+            out.add(percentile(by.getOrDefault(w, List.of()), 99));
+        }
+        return out;
+    }
+
     List<Long> all() {
         List<Long> a = new ArrayList<>(createMillis);
         a.addAll(deleteMillis);
