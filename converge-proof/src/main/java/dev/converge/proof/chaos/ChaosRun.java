@@ -49,6 +49,8 @@ public final class ChaosRun {
      * as a cold JVM at once, and on a machine of two cores their JIT warm-up, not the engine, sets those times.
      */
     private static final Duration WARM_UP = Duration.ofSeconds(10);
+    private static final Duration SETTLE_MAX = Duration.ofSeconds(30);
+    private static final double SETTLED_CORES = 0.3;
 
     private final ChaosSettings settings;
     private final Timeline timeline;
@@ -121,6 +123,7 @@ public final class ChaosRun {
         fleet.startService();
         timeline.say("all processes ready: API " + fleet.apiUrl() + ", leaves " + fleet.leafsimUrl() + ", mail listing "
                 + fleet.mailsimUrl());
+        settle();
         leaves = new LeafControl(fleet.leafsimUrl());
         if (settings.faultRate() > 0) {
             leaves.installFaults(settings.seed(), DemoFaults.rules(settings.faultRate(), settings.hang().toMillis()));
@@ -134,6 +137,39 @@ public final class ChaosRun {
      * Writes: a lead, a site, some sent again and some deleted, at most three a site, over the
      * traffic window.
      */
+    /**
+     * Waits (at most {@link #SETTLE_MAX}) until the fleet's processes, all started at once, are done
+     * warming up: their CPU over the last second below {@link #SETTLED_CORES} of a core. A dozen cold JVMs
+     * compile their hot code for many seconds, and on a small machine traffic sent meanwhile would
+     * measure that backlog; a service runs for months after its start.
+     */
+    private void settle() throws InterruptedException {
+        long started = System.nanoTime();
+        long cpuBefore = fleetCpuNanos();
+        long wallBefore = System.nanoTime();
+        double cores = Double.NaN;
+        while (System.nanoTime() - started < SETTLE_MAX.toNanos()) {
+            Thread.sleep(1000);
+            long cpu = fleetCpuNanos();
+            long wall = System.nanoTime();
+            cores = (double) (cpu - cpuBefore) / Math.max(1, wall - wallBefore);
+            cpuBefore = cpu;
+            wallBefore = wall;
+            if (cores < SETTLED_CORES) {
+                break;
+            }
+        }
+        timeline.say(String.format("fleet %s after %.1fs: its processes used %.2f cores over the last second",
+                cores < SETTLED_CORES ? "settled" : "still busy, starting anyway",
+                (System.nanoTime() - started) / 1e9, cores));
+    }
+
+    /** CPU time of every process this run started (and theirs), as far as the platform reports it. */
+    private static long fleetCpuNanos() {
+        return ProcessHandle.current().descendants().mapToLong(p -> p.info().totalCpuDuration()
+                .map(Duration::toNanos).orElse(0L)).sum();
+    }
+
     static TenantLimits tenantLimits(ChaosSettings settings) {
         TenantLimits d = TenantLimits.DEFAULTS;
         long perMinute = (long) Math.ceil(3.0 * settings.sites() * 60_000 / Math.max(1, settings.traffic().toMillis()));
