@@ -27,6 +27,14 @@ public final class FlowTracker implements ChainListener {
     /** The built-in job type that runs a failed flow's compensations. */
     public static final String COMPENSATE_KIND = "converge.flow.compensate";
 
+    /**
+     * The states of a flow that may still register a compensation: running (it runs if the flow fails) and
+     * compensating (it runs before the flow ends). Whoever registers one in a statement of its own (the
+     * ledger's claim on PostgreSQL) checks these under the flow row's shared lock, as {@link #admitCompensation}.
+     */
+    public static final java.util.Set<FlowState> ACCEPTS_COMPENSATIONS = java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.of(FlowState.RUNNING, FlowState.COMPENSATING));
+
     private final FlowStore store;
     private final ChainTracker chains;
     private final BatchTracker batches;
@@ -166,14 +174,6 @@ public final class FlowTracker implements ChainListener {
             throw ended(flowId, state);
         }
     }
-
-    /**
-     * The states of a flow that may still register a compensation: running (it runs if the flow fails) and
-     * compensating (it runs before the flow ends). Whoever registers one in a statement of its own (the
-     * ledger's claim on PostgreSQL) checks these under the flow row's shared lock, as {@link #admitCompensation}.
-     */
-    public static final java.util.Set<FlowState> ACCEPTS_COMPENSATIONS = java.util.Collections.unmodifiableSet(
-            java.util.EnumSet.of(FlowState.RUNNING, FlowState.COMPENSATING));
 
     /** The refusal of a step that would register a compensation with a flow that has ended. */
     public static JobCancelledException ended(long flowId, FlowState state) {

@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
 final class EnsureResource {
     private static final Logger log = LoggerFactory.getLogger(EnsureResource.class);
     private static final int CLAIM_ROUNDS = 5;
+    /** Ids the stored compensation is encoded with to find where the entry's id goes, then to check it. */
+    private static final long PROBE_ID = Long.MAX_VALUE;
+    private static final long CHECK_ID = 4_321_987L;
 
     private final LedgerOps ops;
     private final LongFunction<Job<?>> compensationFor;
@@ -244,9 +247,6 @@ final class EnsureResource {
                 + "register it in a transaction of several statements", probe.kind());
         return Optional.empty();
     }
-
-    private static final long PROBE_ID = Long.MAX_VALUE;
-    private static final long CHECK_ID = 4_321_987L;
 
     private LedgerEntry adopt(Delivery ctx, LedgerEntry e, LeafResource found, String tag) {
         if (!tag.equals(found.tag())) {
