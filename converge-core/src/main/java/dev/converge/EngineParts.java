@@ -72,7 +72,7 @@ final class EngineParts {
         this.batches = Wiring.construct(Batches.class, runtime, batchTracker, encoder);
         this.chains = Wiring.construct(Chains.class, runtime, chainTracker, encoder);
         this.flows = Wiring.construct(Flows.class, runtime, flowTracker, encoder);
-        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue, b.tags);
+        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue, b.tags, encoder);
         this.ledger = Wiring.construct(Ledger.class, ledgerEngine[0]);
         this.tokens = Wiring.construct(dev.converge.token.Tokens.class, runtime, flows, enqueue, b.systemQueue);
         tokenPool[0] = tokens;

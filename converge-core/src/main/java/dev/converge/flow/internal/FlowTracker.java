@@ -27,6 +27,14 @@ public final class FlowTracker implements ChainListener {
     /** The built-in job type that runs a failed flow's compensations. */
     public static final String COMPENSATE_KIND = "converge.flow.compensate";
 
+    /**
+     * The states of a flow that may still register a compensation: running (it runs if the flow fails) and
+     * compensating (it runs before the flow ends). Whoever registers one in a statement of its own (the
+     * ledger's claim on PostgreSQL) checks these under the flow row's shared lock, as {@link #admitCompensation}.
+     */
+    public static final java.util.Set<FlowState> ACCEPTS_COMPENSATIONS = java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.of(FlowState.RUNNING, FlowState.COMPENSATING));
+
     private final FlowStore store;
     private final ChainTracker chains;
     private final BatchTracker batches;
@@ -163,10 +171,15 @@ public final class FlowTracker implements ChainListener {
      */
     public void admitCompensation(java.sql.Connection c, long flowId) throws SQLException {
         FlowState state = store.shareState(c, flowId);
-        if (state != FlowState.RUNNING && state != FlowState.COMPENSATING) {
-            throw new JobCancelledException("flow " + flowId + " has already ended (" + state.sql()
-                    + "): a compensation registered now would never run, so this step must not act");
+        if (!ACCEPTS_COMPENSATIONS.contains(state)) {
+            throw ended(flowId, state);
         }
+    }
+
+    /** The refusal of a step that would register a compensation with a flow that has ended. */
+    public static JobCancelledException ended(long flowId, FlowState state) {
+        return new JobCancelledException("flow " + flowId + " has already ended (" + state.sql()
+                + "): a compensation registered now would never run, so this step must not act");
     }
 
     /** Compensation is over: report the failure (once), as failed or as needing a person. */

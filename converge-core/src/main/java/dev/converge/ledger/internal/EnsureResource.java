@@ -1,6 +1,8 @@
 package dev.converge.ledger.internal;
 
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.crash.CrashPoint;
+import dev.converge.flow.internal.FlowTracker;
 import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.ClaimHeld;
 import dev.converge.ledger.CreateRequest;
@@ -17,9 +19,13 @@ import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.Delivery;
 import dev.converge.lease.JobLease;
 import dev.converge.queue.NonRetryableException;
+import dev.converge.ledger.internal.LedgerStore.CompensationOf;
+import dev.converge.ledger.internal.LedgerStore.FlowClaim;
 import dev.converge.store.TransactionGuard;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,13 +38,20 @@ import org.slf4j.LoggerFactory;
 final class EnsureResource {
     private static final Logger log = LoggerFactory.getLogger(EnsureResource.class);
     private static final int CLAIM_ROUNDS = 5;
+    /** Ids the stored compensation is encoded with to find where the entry's id goes, then to check it. */
+    private static final long PROBE_ID = Long.MAX_VALUE;
+    private static final long CHECK_ID = 4_321_987L;
 
     private final LedgerOps ops;
-    private final java.util.function.LongFunction<Job<?>> compensationFor;
+    private final LongFunction<Job<?>> compensationFor;
+    private final Function<Job<?>, JobSpec> encoder;
+    /** The compensation as stored, around the entry's id (null until first needed; empty: it cannot be split so). */
+    private volatile Optional<CompensationOf> storedAroundId;
 
-    EnsureResource(LedgerOps ops, java.util.function.LongFunction<Job<?>> compensationFor) {
+    EnsureResource(LedgerOps ops, LongFunction<Job<?>> compensationFor, Function<Job<?>, JobSpec> encoder) {
         this.ops = ops;
         this.compensationFor = compensationFor;
+        this.encoder = encoder;
     }
 
     LedgerEntry ensure(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params) {
@@ -84,32 +97,45 @@ final class EnsureResource {
         // the resource of a delivery that died before recording the answer by resending it
         Map<String, Object> kept = LedgerOps.keepsCreateParams(type) ? params : null;
         for (int round = 0; round < CLAIM_ROUNDS; round++) {
-            Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
-            if (cur.isPresent()) {
-                LedgerEntry e = cur.get();
-                boolean same = subject.equals(e.subject());
-                if (e.state() == LedgerState.CONFIRMED) {
-                    if (same) {
-                        return e;
-                    }
-                    throw LedgerOps.conflict(e, "already exists for another subject");
-                }
-                if (!same && e.state().unresolved()) {
-                    throw LedgerOps.conflict(e, "is being created or deleted for another subject");
-                }
-                if (e.state() == LedgerState.DELETING) {
-                    if (ctx.cancelled()) {
-                        throw new JobCancelledException("cancelled: " + type.kind() + " " + key + " is being torn down");
-                    }
-                    throw new ClaimHeld(type.kind() + " '" + key + "' is being deleted; trying again later");
-                }
+            // The common case first: a key nobody holds yet is claimed without being read, and read only when
+            // the claim found it taken. A new generation is claimed without asking about cancellation first: a
+            // claim is no side effect outside, and the create asks right before it sends (R7); a cancelled step
+            // releases its fresh claim there (nobody sent its create).
+            ctx.checkLease();
+            Fresh tried = claimFresh(type, key, flowId, subject, kept, me);
+            if (tried.claimed().isPresent()) {
+                fresh[0] = true;
+                return tried.claimed().get();
             }
-            // A new generation is claimed without asking about cancellation first: a claim is no side effect
-            // outside, and the create asks right before it sends (R7); a cancelled step releases its fresh claim
-            // there (nobody sent its create). A lookup-and-adopt records what exists already, which the flow's
-            // compensation then undoes. An unresolved entry is asked about first: an earlier delivery may
-            // have sent its create, so a cancelled step must leave it as it is, not take it over.
-            boolean unresolved = cur.isPresent() && cur.get().state().unresolved();
+            Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
+            if (cur.isEmpty()) {
+                if (tried.refusal() != null) {
+                    throw tried.refusal(); // the flow refused the compensation, and no entry holds the key
+                }
+                ctx.verifyLease(); // a refused claim may mean this delivery is stale: stop if so
+                continue;
+            }
+            LedgerEntry e = cur.get();
+            boolean same = subject.equals(e.subject());
+            if (e.state() == LedgerState.CONFIRMED) {
+                if (same) {
+                    return e;
+                }
+                throw LedgerOps.conflict(e, "already exists for another subject");
+            }
+            if (!same && e.state().unresolved()) {
+                throw LedgerOps.conflict(e, "is being created or deleted for another subject");
+            }
+            if (e.state() == LedgerState.DELETING) {
+                if (ctx.cancelled()) {
+                    throw new JobCancelledException("cancelled: " + type.kind() + " " + key + " is being torn down");
+                }
+                throw new ClaimHeld(type.kind() + " '" + key + "' is being deleted; trying again later");
+            }
+            // A lookup-and-adopt records what exists already, which the flow's compensation then undoes. An
+            // unresolved entry is asked about first: an earlier delivery may have sent its create, so a
+            // cancelled step must leave it as it is, not take it over.
+            boolean unresolved = e.state().unresolved();
             if (unresolved && ctx.cancelled()) {
                 throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + key + "' (R7)");
             }
@@ -118,15 +144,10 @@ final class EnsureResource {
             // the claiming write returns the row as it wrote it: the compensation needs its id, and the caller
             // gets it without a read inside the transaction or after the commit
             Optional<LedgerEntry> claimed;
-            if (cur.isEmpty()) {
-                claimed = ops.tx(c -> compensated(c, flowId, ops.store.insertClaim(c, type.kind(), key, flowId, subject,
-                        type.createSafety(), kept, me, ops.now()), true));
-            } else if (cur.get().state() == LedgerState.DELETED || cur.get().state() == LedgerState.RELEASED) {
-                LedgerEntry e = cur.get();
+            if (e.state() == LedgerState.DELETED || e.state() == LedgerState.RELEASED) {
                 claimed = ops.tx(c -> compensated(c, flowId, ops.store.reuse(c, e, flowId, subject, type.createSafety(),
                         kept, me, ops.now()), true));
             } else {
-                LedgerEntry e = cur.get();
                 if (LedgerOps.ownedBy(e, ctx)) {
                     return e;
                 }
@@ -146,6 +167,41 @@ final class EnsureResource {
     }
 
     /**
+     * The claim of a key nobody holds yet: the entry written, or empty (the key is taken, or the delivery lost
+     * its lease); {@code refusal} is set when the flow refused its compensation (it has ended).
+     */
+    private record Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal) {
+    }
+
+    /**
+     * Inserts the entry for this delivery. Outside a flow that is all. In a flow the entry's teardown is
+     * registered as the flow's compensation with it, under the flow row's shared lock: on PostgreSQL in one
+     * statement, elsewhere in one transaction of several (where the flow's refusal rolls the insert back).
+     */
+    private Fresh claimFresh(ResourceType type, String key, Long flowId, String subject, Map<String, Object> kept,
+            JobLease me) {
+        if (flowId == null) {
+            return new Fresh(ops.db(c -> ops.store.insertClaim(c, type.kind(), key, null, subject, type.createSafety(),
+                    kept, me, ops.now())), null);
+        }
+        Optional<CompensationOf> stored = ops.store.claimsInFlowAtOnce() ? storedAroundId() : Optional.empty();
+        if (stored.isEmpty()) {
+            return new Fresh(ops.tx(c -> compensated(c, flowId, ops.store.insertClaim(c, type.kind(), key, flowId,
+                    subject, type.createSafety(), kept, me, ops.now()), true)), null);
+        }
+        FlowClaim got = ops.db(c -> ops.store.insertClaimInFlow(c, type.kind(), key, flowId, subject,
+                type.createSafety(), kept, stored.get(), me, ops.now()));
+        if (got.claimed().isPresent()) {
+            return new Fresh(got.claimed(), null);
+        }
+        if (got.flowState() == null) {
+            return new Fresh(Optional.empty(), new IllegalStateException("flow " + flowId + " does not exist"));
+        }
+        return new Fresh(Optional.empty(), FlowTracker.ACCEPTS_COMPENSATIONS.contains(got.flowState()) ? null
+                : FlowTracker.ended(flowId, got.flowState()));
+    }
+
+    /**
      * Inside the claim's transaction: the row just claimed (if the claim applied), with its teardown registered
      * as the flow's compensation when {@code compensate} (a new claim, or one taken over into another flow).
      */
@@ -155,6 +211,41 @@ final class EnsureResource {
             ops.flows.compensateWith(c, flowId, compensationFor.apply(claimed.get().id()));
         }
         return claimed;
+    }
+
+    /**
+     * The entry's teardown as the flow stores it, split around the entry's id, so that the statement that
+     * writes the entry writes its compensation too. Checked against another id; a payload that does not carry
+     * the id once, as written, cannot be split so, and its claims keep the transaction.
+     */
+    private Optional<CompensationOf> storedAroundId() {
+        Optional<CompensationOf> known = storedAroundId;
+        if (known == null) {
+            known = splitAroundId();
+            storedAroundId = known;
+        }
+        return known;
+    }
+
+    private Optional<CompensationOf> splitAroundId() {
+        if (encoder == null) {
+            return Optional.empty();
+        }
+        JobSpec probe = encoder.apply(compensationFor.apply(PROBE_ID));
+        String id = Long.toString(PROBE_ID);
+        int at = probe.payload().indexOf(id);
+        if (at >= 0 && at == probe.payload().lastIndexOf(id)) {
+            CompensationOf split = new CompensationOf(probe.kind(), probe.payload().substring(0, at),
+                    probe.payload().substring(at + id.length()));
+            JobSpec check = encoder.apply(compensationFor.apply(CHECK_ID));
+            if (check.kind().equals(split.kind())
+                    && check.payload().equals(split.payloadBefore() + CHECK_ID + split.payloadAfter())) {
+                return Optional.of(split);
+            }
+        }
+        log.warn("the ledger's compensation ({}) does not carry the entry's id as written: claims in a flow "
+                + "register it in a transaction of several statements", probe.kind());
+        return Optional.empty();
     }
 
     private LedgerEntry adopt(Delivery ctx, LedgerEntry e, LeafResource found, String tag) {

@@ -1,5 +1,6 @@
 package dev.converge.ledger.internal;
 
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.flow.FlowView;
 import dev.converge.flow.Flows;
 import dev.converge.ledger.AmbiguousOutcome;
@@ -85,17 +86,24 @@ public final class LedgerEngine {
     private final JobType<EntryRef> resolveType;
     private final Function<Job<?>, Long> enqueue;
 
-    /** For the default installation. */
+    /**
+     * For the default installation, without the engine's encoding of jobs: a claim in a flow registers its
+     * compensation through the flow, in a transaction of several statements.
+     */
     public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue) {
-        this(rt, flows, types, systemQueue, enqueue, dev.converge.ledger.ResourceTags.defaults());
+        this(rt, flows, types, systemQueue, enqueue, dev.converge.ledger.ResourceTags.defaults(), null);
     }
 
+    /**
+     * {@code encoder}: how the engine stores a job, as the flows store their compensations; with it, a claim
+     * in a flow writes its compensation in the same statement where the database allows (null: it does not).
+     */
     public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
-            Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags) {
+            Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags, Function<Job<?>, JobSpec> encoder) {
         this.ops = new LedgerOps(rt, new LedgerStore(Dialect.of(rt.store())), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
-        this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)));
+        this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)), encoder);
         this.teardown = new TeardownEntry(ops);
         this.resolve = new ResolveEntry(ops, teardown);
         this.resolveType = resolveType(systemQueue);

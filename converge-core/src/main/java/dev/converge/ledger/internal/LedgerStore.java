@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.ConvergeException;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.internal.FlowTracker;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.RepetitionSafety;
@@ -40,6 +42,8 @@ public final class LedgerStore {
     private final Sql byFlow;
     private final Sql bySubject;
     private final Sql insertClaim;
+    /** The claim of a fresh key together with its compensation, in one statement; null where the dialect cannot. */
+    private final Sql insertClaimInFlow;
     private final Sql reuse;
     private final Sql takeOver;
     private final Sql confirm;
@@ -63,6 +67,7 @@ public final class LedgerStore {
                 + "owner_epoch, create_params, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', "
                 + ":safety, :job, :epoch, :params, {now}, {now} FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch AND j.state = 'running'"
                 + d.onConflictDoNothing());
+        insertClaimInFlow = d.writesThroughWith() ? Sql.of(d, insertClaimInFlowSql()) : null;
         reuse = Sql.of(d, "UPDATE cv_ledger SET state = 'claimed', generation = generation + 1, flow_id = :flow_id, "
                 + "subject = :subject, safety = :safety, owner_job_id = :job, owner_epoch = :epoch, leaf_id = NULL, "
                 + "create_params = :params, "
@@ -136,6 +141,66 @@ public final class LedgerStore {
             }
             throw e;
         }
+    }
+
+    /**
+     * The claim of a key nobody holds yet by a step of a flow, with the compensation that tears it down, as
+     * one statement: the flow's row share-locked and its state checked (the rule and lock of
+     * {@code FlowTracker.admitCompensation}: a flow that has ended would never run the compensation), the
+     * entry inserted for this delivery (fenced by its lease, as {@link #insertClaim}), the compensation
+     * inserted with the entry's id in its payload, and the entry returned with the flow's state. In
+     * autocommit the statement commits at once: the flow cannot end, nor its compensation decide what to
+     * undo, between the check and the commit, and the entry never exists without its compensation.
+     */
+    private static String insertClaimInFlowSql() {
+        StringBuilder accepting = new StringBuilder();
+        for (FlowState s : FlowTracker.ACCEPTS_COMPENSATIONS) {
+            accepting.append(accepting.length() == 0 ? "" : ", ").append('\'').append(s.sql()).append('\'');
+        }
+        StringBuilder returned = new StringBuilder();
+        for (String col : COLUMN_NAMES) {
+            returned.append(", c.").append(col);
+        }
+        return "WITH f AS (SELECT state FROM cv_flow WHERE id = :flow_id FOR SHARE), "
+                + "c AS (INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
+                + "owner_epoch, create_params, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', "
+                + ":safety, :job, :epoch, :params, {now}, {now} FROM cv_job j, f WHERE j.id = :job AND j.epoch = :epoch "
+                + "AND j.state = 'running' AND f.state IN (" + accepting + ") ON CONFLICT DO NOTHING RETURNING " + COLUMNS
+                + "), k AS (INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
+                + "SELECT :flow_id, :comp_kind, CAST(:payload_before AS TEXT) || c.id || CAST(:payload_after AS TEXT), "
+                + "'pending', {now} FROM c) "
+                + "SELECT f.state AS flow_state" + returned + " FROM (SELECT 1) one LEFT JOIN f ON true LEFT JOIN c ON true";
+    }
+
+    /**
+     * What {@link #insertClaimInFlow} did: the entry it claimed (empty if the key is taken, the delivery
+     * lost its lease, or the flow refused), and the flow's state (null if there is no such flow).
+     */
+    public record FlowClaim(Optional<LedgerEntry> claimed, FlowState flowState) {
+    }
+
+    /** A compensation as stored with the entry it undoes: its kind, and its payload around the entry's id. */
+    public record CompensationOf(String kind, String payloadBefore, String payloadAfter) {
+    }
+
+    /** Whether {@link #insertClaimInFlow} is available (the dialect writes through {@code WITH}). */
+    public boolean claimsInFlowAtOnce() {
+        return insertClaimInFlow != null;
+    }
+
+    /** See {@link #insertClaimInFlowSql()}. */
+    public FlowClaim insertClaimInFlow(Connection c, String kind, String key, long flowId, String subject,
+            RepetitionSafety safety, Map<String, Object> params, CompensationOf compensation, JobLease by, Instant now)
+            throws SQLException {
+        Params p = lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId).text("subject", subject)
+                .text("safety", safety.sql()).text("params", json(params)).text("comp_kind", compensation.kind())
+                .text("payload_before", compensation.payloadBefore()).text("payload_after", compensation.payloadAfter());
+        FlowClaim got = insertClaimInFlow.queryOne(c, p, rs -> {
+            String state = rs.getString("flow_state");
+            return new FlowClaim(rs.getObject("id") == null ? Optional.empty() : Optional.of(entry(rs)),
+                    state == null ? null : FlowState.fromSql(state));
+        });
+        return got == null ? new FlowClaim(Optional.empty(), null) : got;
     }
 
     /** Claims a deleted or released entry again for a new generation; the entry as written, or empty if refused. */

@@ -71,6 +71,15 @@ public interface Dialect {
     }
 
     /**
+     * Whether one statement can chain writes through {@code WITH} queries (an {@code INSERT ... RETURNING}
+     * whose rows another {@code INSERT} of the same statement uses), committed at once in autocommit. Where
+     * it cannot, such writes go in one transaction of several statements.
+     */
+    default boolean writesThroughWith() {
+        return false;
+    }
+
+    /**
      * Whether one UPDATE can join arrays bound as parameters ({@code UPDATE t SET ... FROM
      * unnest(CAST(? AS BIGINT[]), ...)}), so that many fenced changes cost one statement. Where it
      * cannot, callers send a JDBC batch of single-row statements.

@@ -73,6 +73,11 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
+    public boolean writesThroughWith() {
+        return true;
+    }
+
+    @Override
     public boolean updatesFromArrays() {
         return true;
     }

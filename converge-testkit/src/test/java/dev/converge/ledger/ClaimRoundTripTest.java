@@ -1,0 +1,153 @@
+package dev.converge.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.Converge;
+import dev.converge.flow.Flow;
+import dev.converge.flow.FlowState;
+import dev.converge.flow.Harness;
+import dev.converge.queue.Job;
+import dev.converge.queue.JobState;
+import dev.converge.queue.JobType;
+import dev.converge.queue.RetryPolicy;
+import dev.converge.store.Store;
+import dev.converge.testkit.leaf.CountingLeaf;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The round trips of a guarded step's common path: a fresh key, nothing in the ledger yet. Every
+ * statement the step's thread sends and every commit it asks for during {@code ensure()} is counted
+ * through a wrapper of the engine's pool. On PostgreSQL the claim is one statement (the insert, the
+ * flow's shared lock and the compensation together), then the create's cancellation probe and the
+ * confirm: three in a flow. Outside a flow there is neither compensation nor probe: two.
+ */
+class ClaimRoundTripTest {
+    record Make(String key, boolean inFlow) {
+    }
+
+    static final JobType<Make> MAKE = JobType.of("claim-round-trips.make", Make.class).withRetry(RetryPolicy.never());
+
+    final CountingLeaf repos = CountingLeaf.uniqueByKey("claim-round-trips.repo");
+
+    @ParameterizedTest(name = "{0}: {2} in a flow, {3} outside")
+    @CsvSource({"postgres, 'the claim (one statement), the cancellation probe, the confirm', 3, 2",
+        "h2, 'the claim (insert, flow lock, compensation, commit), the cancellation probe, the confirm', 6, 2"})
+    void aFreshGuardedStepCostsTheFewestRoundTrips(String kind, String what, int inFlow, int outside) {
+        try (Harness h = new Harness(kind)) {
+            Store counted = Store.of(counting(h.store().dataSource()), h.store().clock());
+            Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
+            Converge[] self = new Converge[1];
+            self[0] = h.engine(counted, b -> b.queue("default", 2).resource(repos)
+                    .handle(MAKE, (p, ctx) -> {
+                        List<String> mine = new ArrayList<>();
+                        RECORDING.set(mine);
+                        try {
+                            // the subject named, so that the flow's subject (read once per flow) is not counted
+                            self[0].ledger().ensure(ctx, repos, p.key(), "subject-" + p.key(), Map.of());
+                        } finally {
+                            RECORDING.remove();
+                            sent.put(p.key(), mine);
+                        }
+                    }));
+            Converge engine = self[0];
+            long flowId = engine.flows().start(Flow.of("claim-round-trips", "f1")
+                    .step(Job.of(MAKE, new Make("in-flow", true)))).flowId();
+            long jobId = engine.enqueue(Job.of(MAKE, new Make("outside", false))).jobId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state()
+                    == FlowState.SUCCEEDED && engine.job(jobId).orElseThrow().state() == JobState.SUCCEEDED);
+
+            LedgerEntry claimed = engine.ledger().entry(repos.kind(), "in-flow").orElseThrow();
+            assertThat(claimed.state()).isEqualTo(LedgerState.CONFIRMED);
+            assertThat(engine.flows().compensations(flowId)).as("the claim registered the teardown of its entry")
+                    .singleElement().satisfies(c -> {
+                        assertThat(c.kind()).isEqualTo("converge.ledger.teardown-entry");
+                        assertThat(c.payload()).isEqualTo("{\"entryId\":" + claimed.id() + "}");
+                    });
+            assertThat(sent.get("in-flow")).as("round trips of a fresh guarded step in a flow (%s): %s", what,
+                    sent.get("in-flow")).hasSize(inFlow);
+            assertThat(sent.get("outside")).as("round trips of a fresh guarded step outside a flow: %s",
+                    sent.get("outside")).hasSize(outside);
+        }
+    }
+
+    /** The statements and commits of the thread that is recording, in order. */
+    static final ThreadLocal<List<String>> RECORDING = new ThreadLocal<>();
+
+    static void record(String what) {
+        List<String> to = RECORDING.get();
+        if (to != null) {
+            to.add(what);
+        }
+    }
+
+    /** The pool, except that its connections' statements and commits are recorded for the thread that asks. */
+    static DataSource counting(DataSource pool) {
+        return proxy(DataSource.class, pool, (target, method, args) -> {
+            Object r = method.invoke(target, args);
+            return method.getName().equals("getConnection") ? connection((Connection) r) : r;
+        });
+    }
+
+    private static Connection connection(Connection c) {
+        return proxy(Connection.class, c, (target, method, args) -> {
+            switch (method.getName()) {
+                case "commit", "rollback" -> record(method.getName().toUpperCase());
+                default -> {
+                }
+            }
+            Object r = method.invoke(target, args);
+            if (r instanceof Statement st && method.getName().startsWith("prepare")) {
+                String sql = (String) args[0];
+                return statement(st, sql);
+            }
+            if (r instanceof Statement st) {
+                return statement(st, null);
+            }
+            return r;
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <S extends Statement> S statement(S st, String prepared) {
+        Class<?> type = st instanceof java.sql.CallableStatement ? java.sql.CallableStatement.class
+                : st instanceof java.sql.PreparedStatement ? java.sql.PreparedStatement.class : Statement.class;
+        return (S) proxy(type, st, (target, method, args) -> {
+            if (method.getName().startsWith("execute")) {
+                String sql = args != null && args.length > 0 && args[0] instanceof String s ? s : prepared;
+                record(sql == null ? method.getName() : sql.length() > 60 ? sql.substring(0, 60) + "..." : sql);
+            }
+            return method.invoke(target, args);
+        });
+    }
+
+    private interface Handler {
+        Object handle(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<?> type, Object target, Handler h) {
+        InvocationHandler ih = (p, method, args) -> {
+            if (method.getName().equals("unwrap") || method.getName().equals("isWrapperFor")) {
+                return method.invoke(target, args);
+            }
+            try {
+                return h.handle(target, method, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, ih);
+    }
+}
