@@ -10,6 +10,7 @@ import dev.converge.proof.bench.ScaleBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
@@ -23,6 +24,17 @@ public final class BenchCommand implements Runnable {
         throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, or bench scale");
     }
 
+    /** The PostgreSQL server every bench command runs on, in a scratch database of its own. */
+    static final class Server {
+        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
+                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
+                        + "(default: ${DEFAULT-VALUE})")
+        String db;
+
+        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
+        String user;
+    }
+
     /** {@code converge bench queue}: enqueue, processing and pickup of no-op jobs against a hand-written SKIP LOCKED loop. */
     @Command(name = "queue", mixinStandardHelpOptions = true,
             description = "Enqueue (bulk and one per transaction), processing until durably done, pickup latency, "
@@ -31,13 +43,8 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
         String store;
 
-        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
-                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
-                        + "(default: ${DEFAULT-VALUE})")
-        String db;
-
-        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
-        String user;
+        @Mixin
+        Server server;
 
         @Option(names = "--jobs", defaultValue = "20000", description = "jobs per measured phase (default: ${DEFAULT-VALUE})")
         int jobs;
@@ -81,7 +88,7 @@ public final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            QueueBenchOptions options = new QueueBenchOptions(store, db, user, jobs, workers, samples, prefetch, fetchLimit,
+            QueueBenchOptions options = new QueueBenchOptions(store, server.db, server.user, jobs, workers, samples, prefetch, fetchLimit,
                     rounds, vacuum, only, json, finishedRows);
             QueueBenchResult result = new QueueBench(options, msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
@@ -102,13 +109,8 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--store", defaultValue = "postgres", description = "postgres or h2 (default: ${DEFAULT-VALUE})")
         String store;
 
-        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
-                description = "PostgreSQL server to run on; every run creates a scratch database there and drops it "
-                        + "(default: ${DEFAULT-VALUE})")
-        String db;
-
-        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
-        String user;
+        @Mixin
+        Server server;
 
         @Option(names = "--flows", defaultValue = "2000", description = "flows per measured run (default: ${DEFAULT-VALUE})")
         int flows;
@@ -126,7 +128,7 @@ public final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            FlowBenchResult result = new FlowBench(new FlowBenchOptions(store, db, user, flows, workers, rounds, json),
+            FlowBenchResult result = new FlowBench(new FlowBenchOptions(store, server.db, server.user, flows, workers, rounds, json),
                     msg -> System.err.println("bench: " + msg)).run();
             result.print(System.out);
             if (json != null) {
@@ -143,13 +145,8 @@ public final class BenchCommand implements Runnable {
                     + "database, for each N beside the hand-written SKIP LOCKED loop run in N processes the same way; "
                     + "with commits per job and the peak of connections.")
     static final class Scale implements Callable<Integer> {
-        @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres",
-                description = "PostgreSQL server to run on; the run creates a scratch database there and drops it "
-                        + "(default: ${DEFAULT-VALUE})")
-        String db;
-
-        @Option(names = "--user", defaultValue = "root", description = "PostgreSQL user (default: ${DEFAULT-VALUE})")
-        String user;
+        @Mixin
+        Server server;
 
         @Option(names = "--jobs", defaultValue = "20000", description = "jobs per measured run (default: ${DEFAULT-VALUE})")
         int jobs;
@@ -173,7 +170,7 @@ public final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            ScaleBench.Options options = new ScaleBench.Options(db, user, jobs, processes, workers, rounds, vacuum);
+            ScaleBench.Options options = new ScaleBench.Options(server.db, server.user, jobs, processes, workers, rounds, vacuum);
             new ScaleBench(options, msg -> System.err.println("bench: " + msg)).run().print(System.out);
             return 0;
         }
