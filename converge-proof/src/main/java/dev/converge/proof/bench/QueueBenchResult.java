@@ -169,7 +169,7 @@ public record QueueBenchResult(
                 + "engine and reference take turns in every round%n", process.engine.length);
         out.printf(Locale.ROOT, "  %-44s %12s %12s %6s   %12s %12s %6s%n", "jobs/s", "cold engine", "reference", "ratio",
                 "warm engine", "reference", "ratio");
-        row(out, "enqueue, bulk (enqueueAll; ref: unnest/1000)", bulk, pg ? "target >= 1.0" : "");
+        row(out, pg ? "enqueue, bulk (enqueueAll; ref: unnest/1000)" : "enqueue, bulk (enqueueAll; ref: batch/1000)", bulk, pg ? "target >= 1.0" : "");
         row(out, "enqueue, one per tx, " + workers + " threads (ref: INSERT)", single, pg ? "target >= 0.9" : "");
         row(out, "processing no-op jobs until durably done", process, pg ? "target >= 0.9" : "");
         if (!Double.isNaN(pickupP50Ms)) {
