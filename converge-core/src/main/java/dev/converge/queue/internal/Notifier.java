@@ -41,7 +41,11 @@ final class Notifier implements AutoCloseable {
 
     /** Notifies the queue soon, after the caller's commit. */
     void later(String queue) {
-        pending.add(queue);
+        if (!pending.add(queue)) {
+            // already pending: the thread has yet to take it out, and sends it after that, so after
+            // this caller's commit; no need to take the lock and wake it again
+            return;
+        }
         synchronized (lock) {
             if (closed) {
                 return;
