@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -34,6 +35,14 @@ public final class JobStore {
 
     private final Dialect dialect;
     private final Sql insert;
+    /**
+     * {@link #insert} for the commonest job, one that stands alone (no batch, chain or flow) on the
+     * database clock, with its id read back by RETURNING: nine parameters bound by position instead
+     * of seventeen by name. Null where the database has no RETURNING. Enqueueing one job at a time
+     * is bound by the client's CPU per statement, and naming, binding and sending the parameters
+     * that are always null here was a visible share of it.
+     */
+    private final String insertAlone;
     /** The insert that also notifies, in the same statement; null where the database has no LISTEN/NOTIFY. */
     private final Sql insertNotifying;
     private final LeaseStatement lease;
@@ -56,6 +65,12 @@ public final class JobStore {
                 + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
                 + ":flow_id, {now}, :trace_parent)";
         this.insert = Sql.of(dialect, insertSql + dialect.onConflictDoNothing());
+        this.insertAlone = dialect.writesThroughWith()
+                ? "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, created_at, "
+                        + "trace_parent) VALUES (?, ?, ?, 'available', COALESCE(CAST(? AS TIMESTAMP WITH TIME ZONE), "
+                        + "statement_timestamp() + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond'), ?, ?, ?, "
+                        + "statement_timestamp(), ?)" + dialect.onConflictDoNothing() + " RETURNING id"
+                : null;
         this.insertNotifying = dialect.supportsListen()
                 ? Sql.of(dialect, "WITH j AS (" + insertSql + dialect.onConflictDoNothing() + " RETURNING id, queue) "
                         + "SELECT id, pg_notify(:channel, queue) FROM j")
@@ -109,6 +124,10 @@ public final class JobStore {
      * back with {@code duplicate = true}, and the caller's transaction is left usable.
      */
     public Inserted insert(Connection c, NewJob job, Instant now) throws SQLException {
+        if (insertAlone != null && now == null && job.batchId() == null && job.chainId() == null
+                && job.chainPos() == null && job.flowId() == null) {
+            return insertAlone(c, job);
+        }
         Params p = insertParams(job, now);
         try (PreparedStatement ps = insert.bind(c.prepareStatement(insert.text(), new String[] {"id"}), p)) {
             int n = ps.executeUpdate();
@@ -143,6 +162,42 @@ public final class JobStore {
             }
         }
         return duplicateOf(c, job);
+    }
+
+    private Inserted insertAlone(Connection c, NewJob job) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insertAlone)) {
+            ps.setString(1, job.queue());
+            ps.setString(2, job.kind());
+            ps.setString(3, job.payload());
+            if (job.runAt() == null) {
+                ps.setNull(4, Types.TIMESTAMP_WITH_TIMEZONE);
+            } else {
+                ps.setObject(4, job.runAt().atOffset(ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE);
+            }
+            ps.setLong(5, job.delayMs());
+            ps.setInt(6, job.maxAttempts());
+            if (job.timeoutMs() == null) {
+                ps.setNull(7, Types.BIGINT);
+            } else {
+                ps.setLong(7, job.timeoutMs());
+            }
+            setText(ps, 8, job.uniqueKey());
+            setText(ps, 9, traceParent.get());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return new Inserted(rs.getLong(1), false);
+                }
+            }
+        }
+        return duplicateOf(c, job);
+    }
+
+    private static void setText(PreparedStatement ps, int index, String value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.VARCHAR);
+        } else {
+            ps.setString(index, value);
+        }
     }
 
     private Inserted duplicateOf(Connection c, NewJob job) throws SQLException {
