@@ -116,7 +116,14 @@ final class FencedWrites {
 
     private <T> java.sql.Array array(Connection c, int sqlType, List<T> rows, Function<T, Object> value)
             throws SQLException {
-        Object[] values = new Object[rows.size()];
+        // typed, not Object[]: the PostgreSQL driver sends a Long[], Integer[] or String[] in its binary
+        // form, while an Object[] is formatted as an array literal, element by element, for the server to parse
+        Object[] values = switch (sqlType) {
+            case Types.BIGINT -> new Long[rows.size()];
+            case Types.INTEGER -> new Integer[rows.size()];
+            case Types.VARCHAR -> new String[rows.size()];
+            default -> new Object[rows.size()];
+        };
         for (int i = 0; i < values.length; i++) {
             values[i] = value.apply(rows.get(i));
         }
