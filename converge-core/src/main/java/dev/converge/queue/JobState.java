@@ -1,6 +1,7 @@
 package dev.converge.queue;
 
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -19,9 +20,12 @@ public enum JobState {
             FAILED, EnumSet.noneOf(JobState.class),
             CANCELLED, EnumSet.noneOf(JobState.class));
 
+    /** Made once: the completion path asks for it for every job it records. */
+    private final String sql = name().toLowerCase(Locale.ROOT);
+
     /** The value stored in the database. */
     public String sql() {
-        return name().toLowerCase();
+        return sql;
     }
 
     public static JobState fromSql(String value) {

@@ -90,17 +90,21 @@ final class Completer implements AutoCloseable {
     /** Applies a batch in one transaction; null, or why the transaction failed (nothing applied). */
     private RuntimeException apply(List<Pending> batch) {
         List<Completion> items = new ArrayList<>(batch.size());
+        // decided once here, for the writes and for settling after the commit alike
+        Object[] decisions = new Object[batch.size()];
         for (Pending p : batch) {
             HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
-            items.add(new Completion(p.r().job, p.outcome(),
-                    reg != null ? reg.type().retry() : dev.converge.queue.RetryPolicy.defaults()));
+            Completion item = new Completion(p.r().job, p.outcome(),
+                    reg != null ? reg.type().retry() : dev.converge.queue.RetryPolicy.defaults());
+            decisions[items.size()] = JobFinisher.decide(item);
+            items.add(item);
         }
         FinishContext[] ctx = new FinishContext[1];
         boolean[] applied;
         try {
             applied = rt.store.inTransaction(c -> {
                 ctx[0] = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
-                return rt.finisher.apply(ctx[0], items);
+                return rt.finisher.apply(ctx[0], items, decisions);
             });
         } catch (RuntimeException e) {
             if (down.compareAndSet(false, true)) {
@@ -114,7 +118,7 @@ final class Completer implements AutoCloseable {
         ctx[0].queuesToWake().forEach(rt.wakeup::signal);
         rt.wakeLater(ctx[0]);
         for (int i = 0; i < batch.size(); i++) {
-            settle(batch.get(i), items.get(i), applied[i]);
+            settle(batch.get(i), decisions[i], applied[i]);
         }
         return null;
     }
@@ -193,7 +197,7 @@ final class Completer implements AutoCloseable {
         rt.forget(r);
     }
 
-    private void settle(Pending p, Completion item, boolean applied) {
+    private void settle(Pending p, Object decision, boolean applied) {
         RunningJob r = p.r();
         if (!applied) {
             rt.counters.leaseLost.increment();
@@ -201,8 +205,7 @@ final class Completer implements AutoCloseable {
             log.warn("job {} ({}): outcome {} refused: the lease had moved on (expired and taken over); "
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
-            Object d = JobFinisher.decide(item);
-            if (d instanceof dev.converge.queue.internal.JobStore.Finish f) {
+            if (decision instanceof dev.converge.queue.internal.JobStore.Finish f) {
                 rt.observer().settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
                     rt.counters.succeeded.increment();

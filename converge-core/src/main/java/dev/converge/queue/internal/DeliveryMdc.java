@@ -29,7 +29,11 @@ public final class DeliveryMdc {
         m.set(JOB_TYPE, job.kind());
         m.set(QUEUE, job.queue());
         m.set(ATTEMPT, Integer.toString(job.attempt()));
-        m.set(FLOW_ID, job.flowId() == null ? null : Long.toString(job.flowId()));
+        if (job.flowId() != null) {
+            MDC.put(FLOW_ID, Long.toString(job.flowId()));
+        } else if (m.previous != null && m.previous.containsKey(FLOW_ID)) {
+            MDC.remove(FLOW_ID); // the thread's context is the copy taken above: nothing to remove otherwise
+        }
         return m;
     }
 

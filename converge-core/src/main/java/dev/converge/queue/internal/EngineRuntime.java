@@ -123,6 +123,9 @@ public final class EngineRuntime {
 
         @Override
         public void started(LeasedJob job, long waitedMillis) {
+            if (all.isEmpty()) {
+                return; // no iterator made for every delivery of a node without observers
+            }
             for (DeliveryObserver o : all) {
                 try {
                     o.started(job, waitedMillis);
@@ -134,6 +137,9 @@ public final class EngineRuntime {
 
         @Override
         public void ran(LeasedJob job, long nanos) {
+            if (all.isEmpty()) {
+                return; // no iterator made for every delivery of a node without observers
+            }
             for (DeliveryObserver o : all) {
                 try {
                     o.ran(job, nanos);
@@ -145,6 +151,9 @@ public final class EngineRuntime {
 
         @Override
         public void settled(LeasedJob job, String outcome) {
+            if (all.isEmpty()) {
+                return; // no iterator made for every delivery of a node without observers
+            }
             for (DeliveryObserver o : all) {
                 try {
                     o.settled(job, outcome);

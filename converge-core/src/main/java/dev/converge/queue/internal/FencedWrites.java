@@ -15,9 +15,9 @@ import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -116,7 +116,14 @@ final class FencedWrites {
 
     private <T> java.sql.Array array(Connection c, int sqlType, List<T> rows, Function<T, Object> value)
             throws SQLException {
-        Object[] values = new Object[rows.size()];
+        // typed, not Object[]: the PostgreSQL driver sends a Long[], Integer[] or String[] in its binary
+        // form, while an Object[] is formatted as an array literal, element by element, for the server to parse
+        Object[] values = switch (sqlType) {
+            case Types.BIGINT -> new Long[rows.size()];
+            case Types.INTEGER -> new Integer[rows.size()];
+            case Types.VARCHAR -> new String[rows.size()];
+            default -> new Object[rows.size()];
+        };
         for (int i = 0; i < values.length; i++) {
             values[i] = value.apply(rows.get(i));
         }
@@ -126,15 +133,24 @@ final class FencedWrites {
     /** Runs a many-row update returning (id, epoch) of the rows it changed; true for the deliveries among them. */
     private static <T> boolean[] landed(Connection c, Sql update, Params p, List<T> items, Function<T, JobLease> lease)
             throws SQLException {
-        Set<JobLease> changed = new HashSet<>();
+        // a row is updated at most once per statement, so each id comes back at most once, with the
+        // epoch it was fenced by: keyed by id alone, without hashing a lease record per row
+        Map<Long, Long> changed = new HashMap<>();
         try (PreparedStatement ps = update.prepare(c, p); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                changed.add(new JobLease(rs.getLong(1), rs.getLong(2)));
+                changed.put(rs.getLong(1), rs.getLong(2));
             }
         }
+        return applied(changed, items, lease);
+    }
+
+    /** {@code result[i]}: the write of {@code items.get(i)} landed (its id changed, under its epoch). */
+    private static <T> boolean[] applied(Map<Long, Long> changed, List<T> items, Function<T, JobLease> lease) {
         boolean[] applied = new boolean[items.size()];
         for (int i = 0; i < applied.length; i++) {
-            applied[i] = changed.contains(lease.apply(items.get(i)));
+            JobLease l = lease.apply(items.get(i));
+            Long epoch = changed.get(l.jobId());
+            applied[i] = epoch != null && epoch == l.epoch();
         }
         return applied;
     }
@@ -142,7 +158,7 @@ final class FencedWrites {
     /** A JDBC batch of one-row updates in id order; the update counts say which landed. */
     private static <T> boolean[] batch(Connection c, Sql one, List<T> sorted, List<T> items, Function<T, JobLease> lease,
             Function<T, Params> params) throws SQLException {
-        Set<JobLease> changed = new HashSet<>();
+        Map<Long, Long> changed = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(one.text())) {
             for (T t : sorted) {
                 one.bind(ps, params.apply(t).bigint("id", lease.apply(t).jobId()).bigint("epoch", lease.apply(t).epoch()));
@@ -155,14 +171,12 @@ final class FencedWrites {
                     throw new IllegalStateException("the driver did not report update counts; fencing needs them");
                 }
                 if (counts[i] > 0) {
-                    changed.add(lease.apply(sorted.get(i)));
+                    // a row has one epoch at a time: writes of one id that landed all carry the same epoch
+                    JobLease l = lease.apply(sorted.get(i));
+                    changed.put(l.jobId(), l.epoch());
                 }
             }
         }
-        boolean[] applied = new boolean[items.size()];
-        for (int i = 0; i < applied.length; i++) {
-            applied[i] = changed.contains(lease.apply(items.get(i)));
-        }
-        return applied;
+        return applied(changed, items, lease);
     }
 }

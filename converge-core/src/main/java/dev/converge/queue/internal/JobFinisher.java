@@ -28,14 +28,22 @@ public final class JobFinisher {
 
     /** Applies the completions; {@code result[i]} is false where the delivery had lost its lease. */
     public boolean[] apply(FinishContext tx, List<Completion> items) throws SQLException {
+        Object[] decisions = new Object[items.size()];
+        for (int i = 0; i < decisions.length; i++) {
+            decisions[i] = decide(items.get(i));
+        }
+        return apply(tx, items, decisions);
+    }
+
+    /** As {@link #apply(FinishContext, List)}, with {@code decisions[i] = decide(items.get(i))} already made. */
+    boolean[] apply(FinishContext tx, List<Completion> items, Object[] decisions) throws SQLException {
         JobStore jobs = tx.jobs();
         List<Finish> finishes = new ArrayList<>();
         List<Integer> finishIdx = new ArrayList<>();
         List<Retry> retries = new ArrayList<>();
         List<Integer> retryIdx = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            Completion item = items.get(i);
-            Object decision = decide(item);
+            Object decision = decisions[i];
             if (decision instanceof Finish f) {
                 finishes.add(f);
                 finishIdx.add(i);

@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +67,53 @@ final class LeaseStatement {
             ps.executeUpdate();
             try (ResultSet rs = ps.getGeneratedKeys()) {
                 List<LeasedJob> out = new ArrayList<>(limit);
+                int[] at = null;
                 while (rs.next()) {
-                    out.add(JobStore.leased(rs));
+                    if (at == null) {
+                        at = columnIndexes(rs);
+                    }
+                    out.add(leased(rs, at));
                 }
                 return out;
             }
         }
+    }
+
+    /** Where each of {@link #LEASED_COLUMNS} is in this result: looked up once per fetch, not per row and column. */
+    private static int[] columnIndexes(ResultSet rs) throws SQLException {
+        int[] at = new int[LEASED_COLUMNS.length];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = rs.findColumn(LEASED_COLUMNS[i]);
+        }
+        return at;
+    }
+
+    /** {@link JobStore#leased} by column index; {@code at} in the order of {@link #LEASED_COLUMNS}. */
+    static LeasedJob leased(ResultSet rs, int[] at) throws SQLException {
+        return new LeasedJob(rs.getLong(at[0]), rs.getString(at[1]), rs.getString(at[2]), rs.getString(at[3]),
+                rs.getLong(at[4]), rs.getInt(at[5]), rs.getInt(at[6]), nullableLong(rs, at[7]),
+                nullableLong(rs, at[8]), nullableLong(rs, at[9]), nullableInt(rs, at[10]), nullableLong(rs, at[11]),
+                instant(rs, at[12], 12), instant(rs, at[13], 13));
+    }
+
+    private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
+        int v = rs.getInt(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Instant instant(ResultSet rs, int column, int name) throws SQLException {
+        OffsetDateTime odt;
+        try {
+            odt = rs.getObject(column, OffsetDateTime.class);
+        } catch (SQLException notAnOffsetTime) {
+            return Sql.instant(rs, LEASED_COLUMNS[name]); // the general reading, for a column of another time type
+        }
+        return odt == null ? null : odt.toInstant();
     }
 
     private Sql takeIds(int count) {

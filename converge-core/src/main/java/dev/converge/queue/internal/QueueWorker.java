@@ -1,5 +1,6 @@
 package dev.converge.queue.internal;
 
+import dev.converge.crash.CrashPlan;
 import dev.converge.crash.CrashPoint;
 import dev.converge.crash.SimulatedCrash;
 import dev.converge.store.StoreConfig;
@@ -105,10 +106,10 @@ public final class QueueWorker {
                 }
                 backoff = 50;
                 long deadline = sentAt + rt.settings.lease().toNanos();
+                rt.counters.leased.add(got.size()); // counted before any of them can finish, as one
                 for (LeasedJob job : got) {
                     RunningJob r = new RunningJob(job, this, deadline);
                     rt.held.put(job.id(), r);
-                    rt.counters.leased.increment();
                     executor.execute(() -> run(r));
                 }
                 if (got.isEmpty()) {
@@ -155,7 +156,7 @@ public final class QueueWorker {
             outcome = rt.invoke(r);
             r.thread = null;
             Thread.interrupted();
-            if (outcome != null && !r.lost) {
+            if (outcome != null && !r.lost && rt.crashPlan != CrashPlan.NONE) {
                 rt.crashPlan.reached(CrashPoint.BEFORE_COMPLETE, r.job.lease());
             }
         } catch (SimulatedCrash crash) {

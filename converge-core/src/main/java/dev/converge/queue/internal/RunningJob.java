@@ -19,7 +19,8 @@ final class RunningJob {
     volatile boolean started;
     /** Its outcome was handed to the completer (it no longer takes a handler slot). */
     volatile boolean completing;
-    private final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Guarded by this object (not an AtomicBoolean of its own: one object less for every delivery). */
+    private boolean over;
 
     RunningJob(LeasedJob job, QueueWorker worker, long leaseDeadlineNanos) {
         this.job = job;
@@ -39,8 +40,12 @@ final class RunningJob {
     }
 
     /** True for the one caller that ends this delivery (its slot is freed exactly once). */
-    boolean end() {
-        return over.compareAndSet(false, true);
+    synchronized boolean end() {
+        if (over) {
+            return false;
+        }
+        over = true;
+        return true;
     }
 
     boolean leaseExpiredLocally() {
