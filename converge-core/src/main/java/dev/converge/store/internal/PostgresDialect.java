@@ -88,14 +88,7 @@ public final class PostgresDialect implements Dialect {
         Arrays.fill(ids, -1);
         for (int from = 0; from < insert.rows().size(); from += BULK_ROWS) {
             int to = Math.min(insert.rows().size(), from + BULK_ROWS);
-            List<Long> returned = insertSlice(c, insert, insert.rows().subList(from, to));
-            if (returned.size() == to - from) {
-                for (int r = 0; r < returned.size(); r++) {
-                    ids[from + r] = returned.get(r);
-                }
-            }
-            // With skipped duplicates the returned ids can no longer be matched by position;
-            // those rows keep -1 and callers that need ids insert one at a time.
+            insertSlice(c, insert, insert.rows().subList(from, to), ids, from);
         }
         return ids;
     }
@@ -106,9 +99,14 @@ public final class PostgresDialect implements Dialect {
      * once as a scalar instead of as an array of copies: that is most columns of a bulk enqueue,
      * and building, sending and parsing those arrays cost more than the insert itself.
      * WITH ORDINALITY and ORDER BY keep the input order, so the ids PostgreSQL returns (it
-     * inserts an INSERT ... SELECT row by row, in order) line up with the rows given.
+     * inserts an INSERT ... SELECT row by row, in order) line up with the rows given. Rows skipped
+     * as duplicates leave gaps in that sequence: the conflict column comes back beside each id, and
+     * a row whose value is not the next one returned was skipped (its id stays -1). A row is never
+     * skipped while a later row with the same value is inserted (the first one's conflict holds for
+     * the later one too), so the match is exact.
      */
-    private List<Long> insertSlice(Connection c, BulkInsert insert, List<Object[]> slice) throws SQLException {
+    private void insertSlice(Connection c, BulkInsert insert, List<Object[]> slice, long[] ids, int offset)
+            throws SQLException {
         List<BulkInsert.Column> cols = insert.columns();
         boolean[] varies = new boolean[cols.size()];
         List<String> arrays = new ArrayList<>();
@@ -135,7 +133,8 @@ public final class PostgresDialect implements Dialect {
                 ? "generate_series(1, " + slice.size() + ") AS t(ord)"
                 : "unnest(" + String.join(", ", arrays) + ") WITH ORDINALITY AS t(" + String.join(", ", varyingNames) + ", ord)";
         String text = "INSERT INTO " + insert.table() + " (" + columnList(cols) + ") SELECT " + select + " FROM " + source
-                + " ORDER BY t.ord" + (insert.conflictColumn() == null ? "" : onConflictDoNothing()) + " RETURNING id";
+                + " ORDER BY t.ord" + (insert.conflictColumn() == null ? " RETURNING id"
+                        : onConflictDoNothing() + " RETURNING id, " + insert.conflictColumn());
         try (PreparedStatement ps = c.prepareStatement(text)) {
             int index = 1; // the SELECT list's scalars come before the FROM's arrays
             for (int col = 0; col < cols.size(); col++) {
@@ -148,14 +147,40 @@ public final class PostgresDialect implements Dialect {
                     ps.setArray(index++, array(c, cols.get(col).sqlType(), slice, col));
                 }
             }
-            List<Long> returned = new ArrayList<>(slice.size());
+            int conflictCol = conflictIndex(insert);
             try (ResultSet rs = ps.executeQuery()) {
+                int r = 0;
                 while (rs.next()) {
-                    returned.add(rs.getLong(1));
+                    long id = rs.getLong(1);
+                    if (conflictCol >= 0) {
+                        String key = rs.getString(2);
+                        while (r < slice.size() && !Objects.equals(key, stringOrNull(slice.get(r)[conflictCol]))) {
+                            r++; // skipped as a duplicate: keeps -1
+                        }
+                    }
+                    if (r >= slice.size()) {
+                        throw new SQLException("bulk insert returned more rows than it was given, or out of order");
+                    }
+                    ids[offset + r++] = id;
                 }
             }
-            return returned;
         }
+    }
+
+    private static int conflictIndex(BulkInsert insert) {
+        if (insert.conflictColumn() == null) {
+            return -1;
+        }
+        for (int i = 0; i < insert.columns().size(); i++) {
+            if (insert.columns().get(i).name().equals(insert.conflictColumn())) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no column " + insert.conflictColumn() + " in " + insert.table());
+    }
+
+    private static String stringOrNull(Object v) {
+        return v == null ? null : v.toString();
     }
 
     private Array array(Connection c, int sqlType, List<Object[]> slice, int col) throws SQLException {

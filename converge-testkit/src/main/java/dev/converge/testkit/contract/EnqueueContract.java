@@ -2,12 +2,15 @@ package dev.converge.testkit.contract;
 
 import static dev.converge.testkit.contract.ContractFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.converge.Converge;
+import dev.converge.ConvergeException;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
+import dev.converge.queue.JobType;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -77,6 +80,94 @@ public interface EnqueueContract extends HasFixture {
         await().until(() -> worker.stats().succeeded() == n);
         assertThat(runs).hasSize(n);
         assertThat(runs.values()).allMatch(c -> c.get() == 1);
+    }
+
+    /** More jobs than one bulk statement takes, so enqueueAll spans several statements (slices). */
+    int MANY = 12_345;
+
+    @Test
+    default void idsOfAManySliceBulkEnqueueComeBackInInputOrder() throws SQLException {
+        Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP));
+        List<Job<Step>> jobs = new ArrayList<>();
+        for (int i = 0; i < MANY; i++) {
+            jobs.add(Job.of(ContractJobs.STEP, new Step(i)).queue(i % 3 == 0 ? "default" : "other"));
+        }
+        long[] ids = producer.enqueueAll(jobs);
+        assertThat(ids).hasSize(MANY).doesNotContain(-1L);
+        Map<Long, String> stored = payloadsById();
+        assertThat(stored).hasSize(MANY);
+        for (int i = 0; i < MANY; i++) {
+            assertThat(stored.get(ids[i])).as("payload of the job at position %d", i).isEqualTo("{\"n\":" + i + "}");
+        }
+    }
+
+    @Test
+    default void aBadPayloadLateInAManySliceBulkEnqueueCommitsNothing() throws SQLException {
+        JobType<BadInputContract.OneWay> oneWay = JobType.of("contract.one-way", BadInputContract.OneWay.class);
+        Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP).declare(oneWay));
+        List<Job<?>> jobs = new ArrayList<>();
+        for (int i = 0; i < MANY; i++) {
+            jobs.add(i == MANY - 2 ? Job.of(oneWay, new BadInputContract.OneWay(i, "x")) : Job.of(ContractJobs.STEP, new Step(i)));
+        }
+        assertThatThrownBy(() -> producer.enqueueAll(jobs))
+                .isInstanceOf(ConvergeException.class).hasMessageContaining("does not deserialize");
+        assertThat(payloadsById()).as("no job of the call is stored").isEmpty();
+
+        jobs.set(MANY - 2, Job.of(JobType.of("contract.nobody-knows", Step.class), new Step(0)));
+        assertThatThrownBy(() -> producer.enqueueAll(jobs))
+                .isInstanceOf(ConvergeException.class).hasMessageContaining("contract.nobody-knows");
+        assertThat(payloadsById()).as("no job of the call is stored").isEmpty();
+
+        jobs.set(MANY - 2, Job.of(ContractJobs.STEP, new Step(MANY - 2)));
+        assertThat(producer.enqueueAll(jobs)).as("the same call, mended, goes in whole").hasSize(MANY).doesNotContain(-1L);
+        assertThat(payloadsById()).hasSize(MANY);
+    }
+
+    @Test
+    default void onlyTheJobsWhoseUniqueKeyIsTakenGetMinusOneInAManySliceBulkEnqueue() throws SQLException {
+        Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP));
+        long earlier = producer.enqueue(Job.of(ContractJobs.STEP, new Step(-1)).uniqueKey("taken-before")).jobId();
+        List<Job<Step>> jobs = new ArrayList<>();
+        for (int i = 0; i < MANY; i++) {
+            jobs.add(Job.of(ContractJobs.STEP, new Step(i)).uniqueKey(i % 2 == 0 ? "k-" + i : null));
+        }
+        int takenBefore = 4_000;
+        int sameAsFirstSlice = MANY - 100;
+        int sameAsTheRowBefore = MANY - 1;
+        jobs.set(takenBefore, Job.of(ContractJobs.STEP, new Step(takenBefore)).uniqueKey("taken-before"));
+        jobs.set(sameAsFirstSlice, Job.of(ContractJobs.STEP, new Step(sameAsFirstSlice)).uniqueKey("k-10"));
+        jobs.set(sameAsTheRowBefore - 1, Job.of(ContractJobs.STEP, new Step(sameAsTheRowBefore - 1)).uniqueKey("twice"));
+        jobs.set(sameAsTheRowBefore, Job.of(ContractJobs.STEP, new Step(sameAsTheRowBefore)).uniqueKey("twice"));
+
+        long[] ids = producer.enqueueAll(jobs);
+
+        List<Integer> skipped = new ArrayList<>();
+        for (int i = 0; i < MANY; i++) {
+            if (ids[i] == -1) {
+                skipped.add(i);
+            }
+        }
+        assertThat(skipped).containsExactly(takenBefore, sameAsFirstSlice, sameAsTheRowBefore);
+        Map<Long, String> stored = payloadsById();
+        assertThat(stored).hasSize(MANY - 3 + 1);
+        assertThat(stored.get(earlier)).isEqualTo("{\"n\":-1}");
+        for (int i = 0; i < MANY; i++) {
+            if (ids[i] != -1) {
+                assertThat(stored.get(ids[i])).as("payload of the job at position %d", i).isEqualTo("{\"n\":" + i + "}");
+            }
+        }
+    }
+
+    private Map<Long, String> payloadsById() throws SQLException {
+        Map<Long, String> out = new java.util.HashMap<>();
+        try (Connection c = fixture().store().dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT id, payload FROM cv_job");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.put(rs.getLong(1), rs.getString(2));
+            }
+        }
+        return out;
     }
 
     @Test
