@@ -8,7 +8,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -91,29 +90,9 @@ final class LeaseStatement {
     /** {@link JobStore#leased} by column index; {@code at} in the order of {@link #LEASED_COLUMNS}. */
     static LeasedJob leased(ResultSet rs, int[] at) throws SQLException {
         return new LeasedJob(rs.getLong(at[0]), rs.getString(at[1]), rs.getString(at[2]), rs.getString(at[3]),
-                rs.getLong(at[4]), rs.getInt(at[5]), rs.getInt(at[6]), nullableLong(rs, at[7]),
-                nullableLong(rs, at[8]), nullableLong(rs, at[9]), nullableInt(rs, at[10]), nullableLong(rs, at[11]),
-                instant(rs, at[12], 12), instant(rs, at[13], 13));
-    }
-
-    private static Long nullableLong(ResultSet rs, int column) throws SQLException {
-        long v = rs.getLong(column);
-        return rs.wasNull() ? null : v;
-    }
-
-    private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
-        int v = rs.getInt(column);
-        return rs.wasNull() ? null : v;
-    }
-
-    private static Instant instant(ResultSet rs, int column, int name) throws SQLException {
-        OffsetDateTime odt;
-        try {
-            odt = rs.getObject(column, OffsetDateTime.class);
-        } catch (SQLException notAnOffsetTime) {
-            return Sql.instant(rs, LEASED_COLUMNS[name]); // the general reading, for a column of another time type
-        }
-        return odt == null ? null : odt.toInstant();
+                rs.getLong(at[4]), rs.getInt(at[5]), rs.getInt(at[6]), Sql.nullableLong(rs, at[7]),
+                Sql.nullableLong(rs, at[8]), Sql.nullableLong(rs, at[9]), Sql.nullableInt(rs, at[10]),
+                Sql.nullableLong(rs, at[11]), Sql.instant(rs, at[12]), Sql.instant(rs, at[13]));
     }
 
     private Sql takeIds(int count) {

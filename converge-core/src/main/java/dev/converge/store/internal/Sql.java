@@ -101,6 +101,11 @@ public final class Sql {
 
     /** Reads a timestamp column as an Instant on both databases. */
     public static Instant instant(ResultSet rs, String column) throws SQLException {
+        return instant(rs, rs.findColumn(column));
+    }
+
+    /** {@link #instant(ResultSet, String)} by column index. */
+    public static Instant instant(ResultSet rs, int column) throws SQLException {
         // asked for as OffsetDateTime, both drivers skip the Calendar arithmetic of java.sql.Timestamp,
         // which was a visible share of the fetch path's CPU
         try {
@@ -116,6 +121,18 @@ public final class Sql {
             }
             throw notAnOffsetTime;
         }
+    }
+
+    /** Reads a nullable BIGINT column by index. */
+    public static Long nullableLong(ResultSet rs, int column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    /** Reads a nullable INT column by index. */
+    public static Integer nullableInt(ResultSet rs, int column) throws SQLException {
+        int v = rs.getInt(column);
+        return rs.wasNull() ? null : v;
     }
 
     /** Reads a nullable BIGINT column. */
