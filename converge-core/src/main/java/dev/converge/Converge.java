@@ -30,6 +30,7 @@ import dev.converge.queue.internal.FinishHook;
 import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
 import dev.converge.queue.internal.QueueWorker;
+import dev.converge.queue.internal.UnhandledJobs;
 import dev.converge.queue.internal.Wiring;
 import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
@@ -96,12 +97,14 @@ public final class Converge implements AutoCloseable {
     private final Retention retention;
     private final AutoCloseable metrics;
     private volatile boolean started;
+    private volatile UnhandledJobs unhandled;
     private volatile boolean closed;
 
     private Converge(Builder b) {
         this.store = b.store;
         this.nodeId = b.nodeId;
-        this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace);
+        this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace,
+                b.unhandledGrace);
         this.registry = b.registry;
         this.codec = new JsonCodec();
         EngineParts parts = new EngineParts(b, settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j).jobId());
@@ -160,6 +163,11 @@ public final class Converge implements AutoCloseable {
         if (!started) {
             runtime.start(!workers.isEmpty());
             workers.forEach(QueueWorker::start);
+            if (!workers.isEmpty()) {
+                List<String> queues = new ArrayList<>();
+                workers.forEach(w -> queues.add(w.queue()));
+                unhandled = new UnhandledJobs(runtime, queues).start();
+            }
             if (watchdogEvery != null) {
                 leaderships.add(new Leadership(claims, "converge:watchdog", watchdogEvery,
                         () -> flows.failOverdue(100)).start());
@@ -403,6 +411,17 @@ public final class Converge implements AutoCloseable {
         return nodeId;
     }
 
+    /**
+     * Due jobs in this node's queues whose type this node has no handler for, by type, as of the
+     * last look (every six rescue intervals): they wait for a node that has the handler, and fail
+     * after the {@linkplain Builder#unhandledGrace unhandled-job grace}. Empty on a node that works
+     * no queue.
+     */
+    public Map<String, Long> jobsWithoutHandler() {
+        UnhandledJobs u = unhandled;
+        return u == null ? Map.of() : u.waiting();
+    }
+
     public EngineStats stats() {
         return runtime.counters().snapshot();
     }
@@ -424,6 +443,9 @@ public final class Converge implements AutoCloseable {
         }
         closed = true;
         leaderships.forEach(Leadership::close);
+        if (unhandled != null) {
+            unhandled.close();
+        }
         if (metrics != null) {
             try {
                 metrics.close();
@@ -471,6 +493,7 @@ public final class Converge implements AutoCloseable {
         int fetchLimit = 100;
         int prefetch = -1;
         Duration shutdownGrace = Duration.ofSeconds(10);
+        Duration unhandledGrace = Duration.ofHours(1);
         CrashPlan crashPlan = CrashPlan.NONE;
         final List<RecurringJob<?>> recurring = new ArrayList<>();
         Duration recurringTick = Duration.ofSeconds(1);
@@ -569,6 +592,19 @@ public final class Converge implements AutoCloseable {
 
         public Builder shutdownGrace(Duration d) {
             this.shutdownGrace = d;
+            return this;
+        }
+
+        /**
+         * How long a due job whose type no node handles waits before it fails (default 1 hour).
+         * A node leases only the job types it has handlers for, so during a rolling deploy the
+         * jobs of a type only the new version knows wait for a node of that version instead of
+         * failing on an old one. A type that no node ever handles (a retired type, a typo) fails
+         * after this grace, with "no handler for job type ..."; meanwhile each node that sees it
+         * logs a WARN once.
+         */
+        public Builder unhandledGrace(Duration d) {
+            this.unhandledGrace = d;
             return this;
         }
 

@@ -41,6 +41,7 @@ public final class ConvergeMetrics implements AutoCloseable {
 
     private final MeterRegistry registry;
     private final Store store;
+    private final Converge engine;
     private final Map<String, AtomicLong> sampled = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
@@ -49,6 +50,7 @@ public final class ConvergeMetrics implements AutoCloseable {
     private ConvergeMetrics(Converge engine, MeterRegistry registry, Duration sampleEvery) {
         this.registry = registry;
         this.store = engine.store();
+        this.engine = engine;
         FunctionCounter.builder("converge.leases.lost", engine, e -> e.stats().leaseLost())
                 .description("deliveries on this node whose lease moved on before their outcome landed")
                 .register(registry);
@@ -165,6 +167,12 @@ public final class ConvergeMetrics implements AutoCloseable {
                         "unresolved ledger entries whose owning job has ended (the reaper resolves them)", List.of("kind"));
             }
             return null;
+        });
+        engine.jobsWithoutHandler().forEach((kind, n) -> {
+            String[] tags = {"type", kind};
+            seen.add("converge.jobs.unhandled" + String.join("\u0000", tags));
+            gauge("converge.jobs.unhandled", "due jobs in this node's queues of types it has no handler for (waiting "
+                    + "for a node that has one, or for the unhandled-job grace to fail them)", tags).set(n);
         });
         // a combination that had rows and has none now reads zero, rather than its last value
         sampled.forEach((k, v) -> {

@@ -11,6 +11,7 @@ import java.time.Duration;
  * @param rescue         how often expired leases are looked for
  * @param fetchLimit     the most jobs one fetch statement leases
  * @param shutdownGrace  how long {@code close()} lets running handlers finish
+ * @param unhandledGrace how long a due job whose type no node handles waits before it fails
  */
 public record EngineSettings(
         Duration lease,
@@ -18,11 +19,12 @@ public record EngineSettings(
         Duration poll,
         Duration rescue,
         int fetchLimit,
-        Duration shutdownGrace) {
+        Duration shutdownGrace,
+        Duration unhandledGrace) {
 
     public static EngineSettings defaults() {
         return new EngineSettings(Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1),
-                Duration.ofSeconds(5), 100, Duration.ofSeconds(10));
+                Duration.ofSeconds(5), 100, Duration.ofSeconds(10), Duration.ofHours(1));
     }
 
     public EngineSettings {
@@ -30,6 +32,7 @@ public record EngineSettings(
         positive("heartbeat", heartbeat);
         positive("poll", poll);
         positive("rescue", rescue);
+        positive("unhandledGrace", unhandledGrace);
         if (shutdownGrace == null || shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("shutdownGrace must not be negative");
         }

@@ -11,6 +11,7 @@ public final class HandlerRegistry {
     }
 
     private final Map<String, Registered<?>> byKind = new ConcurrentHashMap<>();
+    private volatile String[] handled;
 
     public <T> void register(JobType<T> type, DeliveryHandler<T> handler) {
         Registered<?> prev = byKind.get(type.name());
@@ -23,7 +24,19 @@ public final class HandlerRegistry {
         }
         if (prev == null || handler != null) {
             byKind.put(type.name(), new Registered<>(type, handler));
+            handled = null;
         }
+    }
+
+    /** The job types this node has a handler for, sorted: the only ones its workers lease. */
+    public String[] handledKinds() {
+        String[] kinds = handled;
+        if (kinds == null) {
+            kinds = byKind.values().stream().filter(r -> r.handler() != null).map(r -> r.type().name()).sorted()
+                    .toArray(String[]::new);
+            handled = kinds;
+        }
+        return kinds;
     }
 
     public Registered<?> get(String kind) {

@@ -259,7 +259,19 @@ public final class JobStore {
      */
     public List<LeasedJob> lease(Connection c, String queue, int limit, String owner, long leaseMs, Instant now)
             throws SQLException {
-        return lease.lease(c, queue, limit, owner, leaseMs, now);
+        return lease.lease(c, queue, null, limit, owner, leaseMs, now);
+    }
+
+    /** As {@link #lease(Connection, String, int, String, long, Instant)}, only jobs of these types. */
+    public List<LeasedJob> lease(Connection c, String queue, String[] kinds, int limit, String owner, long leaseMs,
+            Instant now) throws SQLException {
+        return lease.lease(c, queue, kinds, limit, owner, leaseMs, now);
+    }
+
+    /** Leases these jobs, those still available and due (the grace path for jobs no node handles). */
+    public List<LeasedJob> leaseIds(Connection c, List<Long> ids, String owner, long leaseMs, Instant now)
+            throws SQLException {
+        return lease.leaseIds(c, ids, owner, leaseMs, now);
     }
 
     /** A terminal outcome for a running job, fenced by its lease. */

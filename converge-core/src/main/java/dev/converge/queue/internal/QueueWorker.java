@@ -97,8 +97,8 @@ public final class QueueWorker {
                 }
                 int want = reserved;
                 long sentAt = System.nanoTime();
-                List<LeasedJob> got = rt.store.withConnection(c -> rt.jobs.lease(c, queue, want, rt.nodeId,
-                        rt.settings.lease().toMillis(), rt.store.clock().sqlNow()));
+                List<LeasedJob> got = rt.store.withConnection(c -> rt.jobs.lease(c, queue, rt.registry.handledKinds(), want,
+                        rt.nodeId, rt.settings.lease().toMillis(), rt.store.clock().sqlNow()));
                 slots.unreserve(want - got.size());
                 reserved = 0;
                 if (down.compareAndSet(true, false)) {

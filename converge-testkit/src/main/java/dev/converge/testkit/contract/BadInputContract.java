@@ -1,5 +1,6 @@
 package dev.converge.testkit.contract;
 
+import static dev.converge.testkit.contract.ContractFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,6 +14,7 @@ import dev.converge.queue.RetryPolicy;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -51,11 +53,22 @@ public interface BadInputContract extends HasFixture {
     }
 
     @Test
-    default void aStoredJobOfAnUnknownTypeFailsWithThatError() {
-        fixture().engine(b -> b.handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
+    default void aStoredJobOfATypeNoNodeHandlesWaitsOutTheGraceThenFailsWithThatError() {
+        Converge engine = fixture().engine(b -> b.handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1)
+                .unhandledGrace(Duration.ofMinutes(10)));
         long id = insertRaw("contract.retired-type", "{\"n\":1}");
+        // a job the node handles, enqueued after it, runs: the node fetched past the unknown one
+        fixture().awaitState(engine.enqueue(ContractJobs.STEP, new Step(2)).jobId(), JobState.SUCCEEDED);
+        fixture().clock().advance(Duration.ofMinutes(9));
+        await().until(() -> engine.jobsWithoutHandler().equals(Map.of("contract.retired-type", 1L)));
+        JobRow waiting = fixture().job(id);
+        assertThat(waiting.state()).as("within the grace it waits for a node with its handler")
+                .isEqualTo(JobState.AVAILABLE);
+        assertThat(waiting.attempt()).isZero();
+
+        fixture().clock().advance(Duration.ofMinutes(2));
         JobRow row = fixture().awaitState(id, JobState.FAILED);
-        assertThat(row.lastError()).contains("no handler for job type 'contract.retired-type'");
+        assertThat(row.lastError()).contains("no handler for job type 'contract.retired-type'").contains("PT10M");
         assertThat(row.attempt()).isEqualTo(1);
     }
 

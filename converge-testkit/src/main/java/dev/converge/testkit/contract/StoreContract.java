@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
  */
 public abstract class StoreContract
         implements QueueContract, EnqueueContract, BadInputContract, LeaseContract, WakeupContract, ClaimContract,
-        ClusterContract {
+        ClusterContract, RollingDeployContract {
     private ContractFixture fixture;
 
     /** Opens a store on the database under test whose "now" comes from {@code clock}. */
