@@ -28,7 +28,11 @@ public final class Compensator implements DeliveryHandler<Compensator.Compensate
     static final Duration STEP_WAIT = Duration.ofMillis(200);
 
     /** The payload of the compensating job. */
-    public record CompensateFlow(long flowId) {
+    /**
+     * The payload of the compensating job: the flow, and the round (0, then one per person's
+     * retry; null in jobs enqueued by nodes of earlier versions).
+     */
+    public record CompensateFlow(long flowId, Integer round) {
     }
 
     private final FlowTracker tracker;
@@ -51,7 +55,8 @@ public final class Compensator implements DeliveryHandler<Compensator.Compensate
         FlowStore flows = tracker.store();
         while (true) {
             ctx.checkLease();
-            FlowTracker.CompensationTurn turn = rt.inRetriedFinishTransaction(tx -> tracker.compensationTurn(tx, p.flowId()));
+            FlowTracker.CompensationTurn turn = rt.inRetriedFinishTransaction(tx -> tracker.compensationTurn(tx, p.flowId(),
+                    p.round()));
             if (turn.over()) {
                 return;
             }

@@ -193,6 +193,37 @@ public final class FlowStore {
     }
 
     /** How many times a person restarted the flow. */
+    /** How many of the jobs with these unique keys are running. */
+    public int runningJobs(Connection c, List<String> uniqueKeys) throws SQLException {
+        if (uniqueKeys.isEmpty()) {
+            return 0;
+        }
+        Params p = Params.of();
+        Integer n = Sql.of(dialect, "SELECT COUNT(*) FROM cv_job WHERE state = 'running' AND unique_key IN ("
+                + keyList(p, uniqueKeys) + ")").queryOne(c, p, rs -> rs.getInt(1));
+        return n == null ? 0 : n;
+    }
+
+    /** Cancels those of the jobs with these unique keys that wait to run; returns how many. */
+    public int cancelWaitingJobs(Connection c, List<String> uniqueKeys, String reason, Instant now) throws SQLException {
+        if (uniqueKeys.isEmpty()) {
+            return 0;
+        }
+        Params p = Params.of().now(now).text("reason", reason);
+        return Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+                + "WHERE state = 'available' AND unique_key IN (" + keyList(p, uniqueKeys) + ")").update(c, p);
+    }
+
+    /** Binds the keys as :key0, :key1, ... (a retried flow's few rounds: the statement is not kept). */
+    private static String keyList(Params p, List<String> keys) {
+        StringBuilder in = new StringBuilder();
+        for (int i = 0; i < keys.size(); i++) {
+            in.append(i == 0 ? ":key" : ", :key").append(i);
+            p.text("key" + i, keys.get(i));
+        }
+        return in.toString();
+    }
+
     public int retries(Connection c, long flowId) throws SQLException {
         Integer n = retries.queryOne(c, Params.of().bigint("id", flowId), rs -> rs.getInt(1));
         return n == null ? 0 : n;

@@ -12,8 +12,11 @@ import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.internal.FinishContext;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moves flows through their state machine inside the transactions that decide them. The
@@ -24,6 +27,7 @@ import java.util.Optional;
  * context, and the failure is reported only after it.
  */
 public final class FlowTracker implements ChainListener {
+    private static final Logger log = LoggerFactory.getLogger(FlowTracker.class);
     /** The built-in job type that runs a failed flow's compensations. */
     public static final String COMPENSATE_KIND = "converge.flow.compensate";
 
@@ -123,9 +127,31 @@ public final class FlowTracker implements ChainListener {
             batches.cancel(tx, batchId, why);
         }
         store.cancelLooseJobs(tx.connection(), flowId, why, tx.now());
-        tx.enqueue(new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + "}", null, 0,
-                Compensator.ATTEMPTS, null, "flow:" + flowId + ":compensate", null, null, null, null));
+        tx.enqueue(compensatingJob(flowId, 0));
         return true;
+    }
+
+    /**
+     * The job that runs a flow's compensations in one round: round 0 when the flow fails, round
+     * n after a person's n-th retry. Its unique key and payload carry the round, so a retry's job
+     * is a new one and the job it supersedes can tell that it was.
+     */
+    private NewJob compensatingJob(long flowId, int round) {
+        return new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + ",\"round\":" + round + "}",
+                null, 0, Compensator.ATTEMPTS, null, compensatingKey(flowId, round), null, null, null, null);
+    }
+
+    private static String compensatingKey(long flowId, int round) {
+        return "flow:" + flowId + ":compensate" + (round == 0 ? "" : ":retry-" + round);
+    }
+
+    /** The unique keys of the compensating jobs of rounds before {@code round}. */
+    private static List<String> earlierRounds(long flowId, int round) {
+        List<String> keys = new ArrayList<>(round);
+        for (int r = 0; r < round; r++) {
+            keys.add(compensatingKey(flowId, r));
+        }
+        return keys;
     }
 
     /**
@@ -138,9 +164,22 @@ public final class FlowTracker implements ChainListener {
     public record CompensationTurn(Compensation run, boolean waitForSteps, boolean over) {
     }
 
-    public CompensationTurn compensationTurn(FinishContext tx, long flowId) throws SQLException {
+    public CompensationTurn compensationTurn(FinishContext tx, long flowId, Integer round) throws SQLException {
         if (store.lockState(tx.connection(), flowId) != FlowState.COMPENSATING) {
             return new CompensationTurn(null, false, true);
+        }
+        // a job of an earlier round than the flow's (a person retried the flow since it was
+        // enqueued) is superseded: the newer round's job does what is left. A job without a round
+        // was enqueued by a node of an earlier version, which fenced nothing: it goes on.
+        int current = round == null ? 0 : store.retries(tx.connection(), flowId);
+        if (round != null && round != current) {
+            log.info("flow {}: compensating job of round {} is superseded by round {}; it stops", flowId, round, current);
+            return new CompensationTurn(null, false, true);
+        }
+        // the job of an earlier round may still be in a compensation's call (a slow refund): this
+        // round starts nothing until it has stopped, so no compensation runs twice at once
+        if (current > 0 && store.runningJobs(tx.connection(), earlierRounds(flowId, current)) > 0) {
+            return new CompensationTurn(null, true, false);
         }
         // steps that were running when the flow failed and came back since (lease expired and
         // rescued, or a retry with backoff) must not start again
@@ -224,8 +263,11 @@ public final class FlowTracker implements ChainListener {
         store.addEvent(tx.connection(), flowId, FlowState.NEEDS_ATTENTION, FlowState.COMPENSATING,
                 "retried by a person: " + reason, actor, tx.now());
         store.resetGaveUp(tx.connection(), flowId);
-        tx.enqueue(new NewJob(compensateQueue, COMPENSATE_KIND, "{\"flowId\":" + flowId + "}", null, 0,
-                Compensator.ATTEMPTS, null, "flow:" + flowId + ":compensate" + round(tx, flowId), null, null, null, null));
+        int round = store.retries(tx.connection(), flowId);
+        // the earlier round's job may be waiting to retry a compensation: it is superseded
+        store.cancelWaitingJobs(tx.connection(), earlierRounds(flowId, round),
+                "superseded by a person's retry of flow " + flowId, tx.now());
+        tx.enqueue(compensatingJob(flowId, round));
         return true;
     }
 
