@@ -31,6 +31,8 @@ import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
 import dev.converge.queue.internal.QueueWorker;
 import dev.converge.queue.internal.UnhandledJobs;
+import dev.converge.queue.internal.Fleet;
+import dev.converge.queue.NodeInfo;
 import dev.converge.queue.internal.Wiring;
 import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
@@ -98,11 +100,16 @@ public final class Converge implements AutoCloseable {
     private final AutoCloseable metrics;
     private volatile boolean started;
     private volatile UnhandledJobs unhandled;
+    private volatile Fleet fleet;
+    private final String nodeVersion;
+    private final Map<String, Integer> queueSizes;
     private volatile boolean closed;
 
     private Converge(Builder b) {
         this.store = b.store;
         this.nodeId = b.nodeId;
+        this.nodeVersion = b.nodeVersion;
+        this.queueSizes = new LinkedHashMap<>(b.queues);
         this.settings = new EngineSettings(b.lease, b.heartbeat, b.poll, b.rescue, b.fetchLimit, b.shutdownGrace,
                 b.unhandledGrace);
         this.registry = b.registry;
@@ -163,10 +170,14 @@ public final class Converge implements AutoCloseable {
         if (!started) {
             runtime.start(!workers.isEmpty());
             workers.forEach(QueueWorker::start);
+            Duration live = settings.lease().compareTo(settings.heartbeat().multipliedBy(3)) > 0 ? settings.lease()
+                    : settings.heartbeat().multipliedBy(3);
+            fleet = new Fleet(store, nodeId, nodeVersion, queueSizes, runtime.registry().handledKinds(),
+                    settings.heartbeat(), live).start();
+            leaderships.add(new Leadership(claims, "converge:fleet", settings.heartbeat().multipliedBy(6),
+                    fleet::forgetGone).start());
             if (!workers.isEmpty()) {
-                List<String> queues = new ArrayList<>();
-                workers.forEach(w -> queues.add(w.queue()));
-                unhandled = new UnhandledJobs(runtime, queues).start();
+                unhandled = new UnhandledJobs(runtime, new ArrayList<>(queueSizes.keySet()), fleet).start();
             }
             if (watchdogEvery != null) {
                 leaderships.add(new Leadership(claims, "converge:watchdog", watchdogEvery,
@@ -422,6 +433,16 @@ public final class Converge implements AutoCloseable {
         return u == null ? Map.of() : u.waiting();
     }
 
+    /**
+     * The fleet as the nodes recorded it: every engine node that started on this store and has not
+     * stopped, with its version, queues and job types; a node killed without stopping is listed
+     * as not live until it has been gone for an hour. Empty before {@link #start()}.
+     */
+    public List<NodeInfo> nodes() {
+        Fleet f = fleet;
+        return f == null ? List.of() : f.nodes();
+    }
+
     public EngineStats stats() {
         return runtime.counters().snapshot();
     }
@@ -445,6 +466,9 @@ public final class Converge implements AutoCloseable {
         leaderships.forEach(Leadership::close);
         if (unhandled != null) {
             unhandled.close();
+        }
+        if (fleet != null) {
+            fleet.close();
         }
         if (metrics != null) {
             try {
@@ -486,6 +510,7 @@ public final class Converge implements AutoCloseable {
         RetryPolicy compensationRetry = RetryPolicy.attempts(8).backoff(Duration.ofSeconds(1))
                 .cappedAt(Duration.ofMinutes(1));
         String nodeId = defaultNodeId();
+        String nodeVersion = engineVersion();
         Duration lease = Duration.ofSeconds(30);
         Duration heartbeat;
         Duration poll = Duration.ofSeconds(1);
@@ -504,6 +529,11 @@ public final class Converge implements AutoCloseable {
 
         private Builder(Store store) {
             this.store = Objects.requireNonNull(store, "store");
+        }
+
+        private static String engineVersion() {
+            String v = Converge.class.getPackage().getImplementationVersion();
+            return v == null ? "unversioned" : v;
         }
 
         private static String defaultNodeId() {
@@ -544,6 +574,19 @@ public final class Converge implements AutoCloseable {
                 throw new IllegalArgumentException("node id must be 1-200 characters");
             }
             this.nodeId = id;
+            return this;
+        }
+
+        /**
+         * The version this node runs, as the fleet table shows it ({@link Converge#nodes()}):
+         * your service's release, so that a rolling deploy can be followed node by node. By
+         * default the engine's own version.
+         */
+        public Builder nodeVersion(String version) {
+            if (version == null || version.isBlank() || version.length() > 200) {
+                throw new IllegalArgumentException("node version must be 1-200 characters");
+            }
+            this.nodeVersion = version;
             return this;
         }
 

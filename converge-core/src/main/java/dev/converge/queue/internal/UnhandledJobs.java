@@ -1,15 +1,18 @@
 package dev.converge.queue.internal;
 
+import dev.converge.queue.NodeInfo;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,12 +22,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Jobs in this node's queues of types it has no handler for. A node leases only the types it
- * handles, so such a job waits for a node that has its handler (a newer version, mid-deploy).
- * This makes the wait visible: a WARN once per type on this node, and a count by type for the
- * gauge. A job that no node took for the unhandled-job grace (counted from when it was due) is
- * then leased on purpose and failed through the usual finish path, so its batch, chain or flow
- * hears of it: a type that no node handles, ever, does not wait forever.
+ * Jobs in this node's queues of types that no live node working that queue handles (by the
+ * fleet table; this node included). A node leases only the types it handles, so such a job waits
+ * for a node that has its handler (a newer version, mid-deploy). This makes the wait visible: a
+ * WARN once per type on this node, and a count by type for the gauge. A job that has waited the
+ * unhandled-job grace (counted from when it was due) is then leased on purpose and failed through
+ * the usual finish path, so its batch, chain or flow hears of it: a type that no node handles,
+ * ever, does not wait forever. A type that a live node of the fleet handles is never failed here,
+ * however long its jobs wait: they wait for that node.
  */
 public final class UnhandledJobs implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(UnhandledJobs.class);
@@ -32,6 +37,7 @@ public final class UnhandledJobs implements AutoCloseable {
 
     private final EngineRuntime rt;
     private final List<String> queues;
+    private final Fleet fleet;
     private final Dialect dialect;
     private final Map<Integer, Sql> countsByKindCount = new ConcurrentHashMap<>();
     private final Sql overdue;
@@ -39,9 +45,10 @@ public final class UnhandledJobs implements AutoCloseable {
     private volatile Map<String, Long> waiting = Map.of();
     private final ScheduledExecutorService timer;
 
-    public UnhandledJobs(EngineRuntime rt, List<String> queues) {
+    public UnhandledJobs(EngineRuntime rt, List<String> queues, Fleet fleet) {
         this.rt = rt;
         this.queues = List.copyOf(queues);
+        this.fleet = fleet;
         this.dialect = Dialect.of(rt.store);
         this.overdue = Sql.of(dialect, "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
@@ -56,7 +63,7 @@ public final class UnhandledJobs implements AutoCloseable {
         return this;
     }
 
-    /** Jobs waiting for a handler this node lacks, by type, as of the last round. */
+    /** Jobs waiting for a handler no live node has, by type, as of the last round. */
     public Map<String, Long> waiting() {
         return waiting;
     }
@@ -71,11 +78,18 @@ public final class UnhandledJobs implements AutoCloseable {
 
     /** One round over this node's queues; returns how many jobs it failed after the grace. */
     public int round() {
-        String[] handled = rt.registry.handledKinds();
-        Sql counts = countsByKindCount.computeIfAbsent(handled.length, this::countsStatement);
+        List<NodeInfo> live = fleet.nodes().stream().filter(NodeInfo::live).toList();
         Map<String, Long> byKind = new TreeMap<>();
         int failed = 0;
         for (String queue : queues) {
+            Set<String> anyone = new TreeSet<>(Arrays.asList(rt.registry.handledKinds()));
+            for (NodeInfo n : live) {
+                if (n.queues().containsKey(queue)) {
+                    anyone.addAll(n.jobTypes());
+                }
+            }
+            String[] handled = anyone.toArray(String[]::new);
+            Sql counts = countsByKindCount.computeIfAbsent(handled.length, this::countsStatement);
             Params p = Params.of().now(rt.store.clock().sqlNow()).text("queue", queue);
             for (int i = 0; i < handled.length; i++) {
                 p.text("k" + i, handled[i]);
@@ -87,9 +101,10 @@ public final class UnhandledJobs implements AutoCloseable {
                 long n = (Long) row[1];
                 byKind.merge(kind, n, Long::sum);
                 if (warned.add(queue + "\u0000" + kind)) {
-                    log.warn("queue {} holds {} job(s) of type '{}', which node {} has no handler for: they wait for "
-                            + "a node that has one (a newer version, mid-deploy?), and fail if none takes them within {}",
-                            queue, n, kind, rt.nodeId, rt.settings.unhandledGrace());
+                    log.warn("queue {} holds {} job(s) of type '{}', which no live node working that queue has a "
+                            + "handler for (this one is {}): they wait for a node that has one (a newer version, "
+                            + "mid-deploy?), and fail if none takes them within {}", queue, n, kind, rt.nodeId,
+                            rt.settings.unhandledGrace());
                 }
                 failed += failOverdue(queue, kind);
             }
@@ -113,8 +128,8 @@ public final class UnhandledJobs implements AutoCloseable {
     /** Leases the jobs of {@code kind} past the grace and fails them, with their hooks, in one transaction. */
     private int failOverdue(String queue, String kind) {
         Duration grace = rt.settings.unhandledGrace();
-        String error = "no handler for job type '" + kind + "': no node took it within the unhandled-job grace ("
-                + grace + "); node " + rt.nodeId + " has none either";
+        String error = "no handler for job type '" + kind + "' on any live node working queue " + queue
+                + " for the unhandled-job grace (" + grace + "); failed by node " + rt.nodeId;
         List<String> wake = new ArrayList<>();
         int n = rt.store.inTransaction(c -> {
             FinishContext tx = new FinishContext(c, rt.jobs, dialect, rt.store.clock().sqlNow());

@@ -131,6 +131,7 @@ public final class ContractFixture implements AutoCloseable {
         s.inTransaction(c -> {
             deleteAll(c, "cv_claim");
             deleteAll(c, "cv_job");
+            deleteAll(c, "cv_node");
             return null;
         });
     }

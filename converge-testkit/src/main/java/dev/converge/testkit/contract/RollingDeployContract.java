@@ -2,17 +2,21 @@ package dev.converge.testkit.contract;
 
 import static dev.converge.testkit.contract.ContractFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.converge.Converge;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
+import dev.converge.queue.NodeInfo;
 import dev.converge.testkit.contract.ContractJobs.Step;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +70,72 @@ public interface RollingDeployContract extends HasFixture {
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).handle(NEXT, (s, ctx) -> { }).queue("default", 1));
         row = fixture().awaitState(waiting, JobState.SUCCEEDED);
         assertThat(row.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    default void theFleetListsEachRunningNodeWithItsVersionQueuesAndTypes() {
+        Converge previous = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous")
+                .nodeVersion("1.4.0").handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 2));
+        Converge next = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").nodeVersion("1.5.0")
+                .handle(ContractJobs.STEP, (s, ctx) -> { }).handle(NEXT, (s, ctx) -> { }).queue("default", 1)
+                .queue("reports", 3));
+        List<NodeInfo> nodes = previous.nodes();
+        assertThat(nodes).extracting(NodeInfo::nodeId).containsExactly("next", "previous");
+        NodeInfo n = nodes.get(0);
+        assertThat(n.version()).isEqualTo("1.5.0");
+        assertThat(n.queues()).containsExactly(Map.entry("default", 1), Map.entry("reports", 3));
+        assertThat(n.jobTypes()).contains(ContractJobs.STEP.name(), NEXT.name());
+        assertThat(n.live()).isTrue();
+        assertThat(nodes.get(1).jobTypes()).contains(ContractJobs.STEP.name()).doesNotContain(NEXT.name());
+        assertThat(nodes.get(1).version()).isEqualTo("1.4.0");
+
+        previous.close();
+        assertThat(next.nodes()).extracting(NodeInfo::nodeId).as("a node that stopped cleanly is not listed")
+                .containsExactly("next");
+    }
+
+    @Test
+    default void aNodeKilledWithoutStoppingIsListedNotLiveThenForgotten() {
+        Converge node = fixture().engine(b -> b.nodeId("survivor").heartbeat(Duration.ofMillis(100))
+                .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
+        // a node that was killed: its row stays as it last wrote it
+        fixture().sql("INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) VALUES "
+                + "('killed', '1.4.0', 'default=4', 'contract.step', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)");
+        fixture().clock().advance(Duration.ofMinutes(5));
+        await().untilAsserted(() -> assertThat(node.nodes()).extracting(NodeInfo::nodeId, NodeInfo::live)
+                .containsExactly(tuple("killed", false), tuple("survivor", true)));
+        fixture().clock().advance(Duration.ofHours(1));
+        await().untilAsserted(() -> assertThat(node.nodes()).extracting(NodeInfo::nodeId, NodeInfo::live)
+                .as("the leader forgets a node gone for an hour").containsExactly(tuple("survivor", true)));
+    }
+
+    @Test
+    default void aJobALiveNodeHandlesIsNotFailedByTheGraceHoweverLongItWaits() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP).declare(NEXT));
+        // the only node with NEXT's handler is busy with one job at a time, and prefetches none
+        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").poll(Duration.ofMillis(20)).prefetch(0)
+                .handle(ContractJobs.STEP, (s, ctx) -> {
+                    busy.countDown();
+                    release.await();
+                }).handle(NEXT, (s, ctx) -> { }).queue("default", 1));
+        producer.enqueue(ContractJobs.STEP, new Step(0));
+        assertThat(busy.await(20, TimeUnit.SECONDS)).isTrue();
+        long waiting = producer.enqueue(NEXT, new Step(1)).jobId();
+        Converge previous = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous")
+                .poll(Duration.ofMillis(20)).unhandledGrace(Duration.ofSeconds(20))
+                .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
+        fixture().clock().advance(Duration.ofSeconds(25)); // past the grace, within the busy job's lease
+        long later = producer.enqueue(ContractJobs.STEP, new Step(2)).jobId();
+        fixture().awaitState(later, JobState.SUCCEEDED);
+        // two rounds of the previous node's look at its queue (every six rescue intervals, 100 ms here)
+        Thread.sleep(1_500);
+        assertThat(previous.jobsWithoutHandler()).as("a live node handles it: it is not unhandled").isEmpty();
+        assertThat(fixture().job(waiting).state()).isEqualTo(JobState.AVAILABLE);
+
+        release.countDown();
+        assertThat(fixture().awaitState(waiting, JobState.SUCCEEDED).attempt()).isEqualTo(1);
     }
 
     private Map<JobState, Long> counts() {

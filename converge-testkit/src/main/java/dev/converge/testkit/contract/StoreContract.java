@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
  * }</pre>
  *
  * <p>Each call must open a new pool on the same database, which already may hold other tests'
- * rows: the suite empties {@code cv_job} and {@code cv_claim} before each test. Leases and claims
+ * rows: the suite empties {@code cv_job}, {@code cv_node} and {@code cv_claim} before each test. Leases and claims
  * expire by the given clock, which the suite moves; nothing in it sleeps to let time pass.
  */
 public abstract class StoreContract
