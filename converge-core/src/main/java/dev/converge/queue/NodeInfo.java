@@ -1,6 +1,9 @@
 package dev.converge.queue;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.TreeSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -10,8 +13,8 @@ import java.util.Set;
  *
  * @param nodeId    the node's id ({@code Converge.Builder.nodeId})
  * @param version   the version it runs ({@code Converge.Builder.nodeVersion}; the engine's own by default)
- * @param queues    the queues it works, with their concurrency
- * @param jobTypes  the job types it has handlers for (the only ones it leases)
+ * @param queues    the queues it works, with their concurrency, in the order it was given them
+ * @param jobTypes  the job types it has handlers for (the only ones it leases), sorted
  * @param startedAt when it started, by the database clock
  * @param lastSeen  its last heartbeat, by the database clock
  * @param live      whether that heartbeat is recent (within three heartbeat intervals of the
@@ -21,7 +24,8 @@ import java.util.Set;
 public record NodeInfo(String nodeId, String version, Map<String, Integer> queues, Set<String> jobTypes,
         Instant startedAt, Instant lastSeen, boolean live) {
     public NodeInfo {
-        queues = Map.copyOf(queues);
-        jobTypes = Set.copyOf(jobTypes);
+        // in the node's own order (queues as configured, types sorted): a listing reads the same every time
+        queues = Collections.unmodifiableMap(new LinkedHashMap<>(queues));
+        jobTypes = Collections.unmodifiableSet(new TreeSet<>(jobTypes));
     }
 }
