@@ -477,17 +477,34 @@ public final class Converge implements AutoCloseable {
                 log.debug("closing metrics", e);
             }
         }
-        workers.forEach(QueueWorker::stopFetching);
+        int handedBack = 0;
+        for (QueueWorker w : workers) {
+            handedBack += w.stopFetching();
+        }
+        int running = 0;
+        for (QueueWorker w : workers) {
+            running += w.runningHandlers();
+        }
+        if (!workers.isEmpty()) {
+            log.info("converge node {} stopping: {} job(s) leased but not started handed back without an attempt "
+                    + "spent; {} running job(s) get up to {} to finish", nodeId, handedBack, running,
+                    settings.shutdownGrace());
+        }
+        int interrupted = 0;
         try {
             long graceEnd = System.currentTimeMillis() + settings.shutdownGrace().toMillis();
             for (QueueWorker w : workers) {
                 if (!w.awaitHandlers(Math.max(0, graceEnd - System.currentTimeMillis()))) {
-                    w.interruptRunning();
+                    interrupted += w.interruptRunning();
                     w.awaitHandlers(2000);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (running > 0) {
+            log.info("converge node {}: {} running job(s) finished within the shutdown grace, {} interrupted and "
+                    + "handed back for another node", nodeId, Math.max(0, running - interrupted), interrupted);
         }
         runtime.shutdown();
         log.info("converge node {} stopped", nodeId);

@@ -149,6 +149,12 @@ public final class QueueWorker {
             abandon(r, "lease lost before the handler started");
             return;
         }
+        if (r.leaseExpiredLocally()) {
+            // leased ahead of a free handler, and no heartbeat confirmed the lease meanwhile: by the
+            // database's clock the job may already be another node's. It expires and is redelivered.
+            abandon(r, "its lease ran out before a handler was free (heartbeats not confirmed meanwhile)");
+            return;
+        }
         r.thread = Thread.currentThread();
         r.started = true;
         Outcome outcome;
@@ -189,8 +195,8 @@ public final class QueueWorker {
         slots.freed(r.completing);
     }
 
-    /** Stops fetching; jobs not yet started are given back. */
-    public void stopFetching() {
+    /** Stops fetching; jobs leased but not started are given back; returns how many. */
+    public int stopFetching() {
         running = false;
         fetchers.forEach(Thread::interrupt);
         signal.raise();
@@ -207,16 +213,31 @@ public final class QueueWorker {
         for (Runnable p : pending) {
             p.run(); // each one sees running == false and gives its job back
         }
+        return pending.size();
     }
 
-    /** Interrupts handlers still running after the grace period; they give their jobs back. */
-    public void interruptRunning() {
+    /** Handlers of this queue running now (started, outcome not yet handed to the completer). */
+    public int runningHandlers() {
+        int n = 0;
+        for (RunningJob r : rt.held.values()) {
+            if (r.worker == this && r.started && !r.completing) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Interrupts handlers still running after the grace period; they give their jobs back. Returns how many. */
+    public int interruptRunning() {
+        int n = 0;
         for (RunningJob r : rt.held.values()) {
             if (r.worker == this && r.started && r.thread != null) {
                 r.shutdownInterrupted = true;
                 r.thread.interrupt();
+                n++;
             }
         }
+        return n;
     }
 
     public boolean awaitHandlers(long millis) throws InterruptedException {

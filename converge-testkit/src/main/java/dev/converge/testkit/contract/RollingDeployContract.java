@@ -138,6 +138,30 @@ public interface RollingDeployContract extends HasFixture {
         assertThat(fixture().awaitState(waiting, JobState.SUCCEEDED).attempt()).isEqualTo(1);
     }
 
+    /** The payload of {@link #EVOLVING} as this node knows it: a newer version added a field, an older one had {@code note}. */
+    record Evolving(int n, String note, List<String> tags) {
+    }
+
+    JobType<Evolving> EVOLVING = JobType.of("contract.evolving", Evolving.class);
+
+    @Test
+    default void aPayloadWithAFieldThisNodeDoesNotKnowIsReadAndAMissingFieldReadsAsItsDefault() {
+        List<Evolving> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        fixture().engine(b -> b.handle(EVOLVING, (e, ctx) -> seen.add(e)).queue("default", 1));
+        // written by a newer version that added "priority"
+        long newer = insertRaw(EVOLVING.name(), "{\"n\":1,\"note\":\"a\",\"tags\":[\"x\"],\"priority\":7}");
+        // written by an older version that had no "note" nor "tags" yet, nor "n"
+        long older = insertRaw(EVOLVING.name(), "{}");
+        assertThat(fixture().awaitState(newer, JobState.SUCCEEDED).attempt()).isEqualTo(1);
+        assertThat(fixture().awaitState(older, JobState.SUCCEEDED).attempt()).isEqualTo(1);
+        assertThat(seen).containsExactlyInAnyOrder(new Evolving(1, "a", List.of("x")), new Evolving(0, null, null));
+    }
+
+    private long insertRaw(String kind, String payload) {
+        dev.converge.queue.internal.NewJob row = dev.converge.queue.internal.NewJob.simple("default", kind, payload, 5);
+        return fixture().store().withConnection(c -> fixture().jobs().insert(c, row, fixture().clock().sqlNow()).id());
+    }
+
     private Map<JobState, Long> counts() {
         return fixture().store().withConnection(c -> fixture().jobs().countByState(c, "default"));
     }
