@@ -58,6 +58,11 @@ public final class ChaosCommand implements Callable<Integer> {
             + "(a worker holding a ticket halts there; an unused ticket passes on); 0 for none (default ${DEFAULT-VALUE}).")
     int crashHits;
 
+    @Option(names = "--rolling-deploy", description = "Replace the workers one at a time mid-run, by SIGTERM, with "
+            + "nodes of a next release whose provisioning flow has a step type the previous release does not handle "
+            + "(the API server runs the next release from the start).")
+    boolean rollingDeploy;
+
     @Option(names = "--naive", description = "Run the steps the naive way (create without ledger or claim, "
             + "state updated before the call returns): the checker must find duplicates and orphans.")
     boolean naive;
@@ -119,7 +124,7 @@ public final class ChaosCommand implements Callable<Integer> {
         Duration max = range.length > 1 ? d.convert(range[1]) : min;
         ChaosSettings settings = ChaosSettings.newBuilder().sites(sites).workers(workers).concurrency(concurrency).seed(seed)
                 .killEvery(min, max).killApi(killApi).pauseEvery(pauseEvery).pgRestart(pgRestart)
-                .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).traffic(traffic)
+                .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).rollingDeploy(rollingDeploy).traffic(traffic)
                 .deleteShare(deleteShare).flowDeadline(flowDeadline).lease(lease).leafTimeout(leafTimeout).hang(hang)
                 .maxDuration(maxDuration).db(db, dbUser).siteDb(siteDb).runDir(runDir).keepDb(keepDb).build();
         ChaosReport report;

@@ -15,7 +15,8 @@ import java.util.function.Consumer;
  * What the run does to the service while the client works: at a seeded interval, SIGKILL of a
  * random worker (the API server too, every fifth attack, with {@code --kill-api}); every n-th
  * attack instead a SIGSTOP of a worker for longer than its lease, so it wakes up fenced and must
- * find out before it writes; optionally one PostgreSQL restart halfway through.
+ * find out before it writes; optionally one PostgreSQL restart halfway through; optionally a
+ * rolling deploy of the workers to a next release.
  */
 final class Attacks implements AutoCloseable {
     private final ChaosSettings settings;
@@ -26,6 +27,9 @@ final class Attacks implements AutoCloseable {
     private final AtomicInteger apiKills = new AtomicInteger();
     private final AtomicInteger pauses = new AtomicInteger();
     private final AtomicInteger pgRestarts = new AtomicInteger();
+    private final AtomicInteger rolled = new AtomicInteger();
+    /** How long a worker stopped by the rolling deploy may drain before it is killed. */
+    private static final long GRACEFUL_STOP_MS = 20_000;
     private final List<ChildJvm> paused = new ArrayList<>();
     private final Thread thread;
     private volatile boolean stopped;
@@ -41,11 +45,47 @@ final class Attacks implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    /** @param expected how long the attacks are expected to last (the PostgreSQL restart comes halfway) */
-    void start(Duration expected) {
+    /**
+     * @param expected how long the attacks are expected to last (the PostgreSQL restart comes halfway)
+     * @param traffic  how long the client sends requests (a rolling deploy is spread over it)
+     */
+    void start(Duration expected, Duration traffic) {
         this.window = expected;
         this.startedAt = System.nanoTime();
         thread.start();
+        if (settings.rollingDeploy()) {
+            Thread roll = new Thread(() -> roll(traffic), "chaos-rolling-deploy");
+            roll.setDaemon(true);
+            roll.start();
+        }
+    }
+
+    /**
+     * The rolling deploy: worker after worker, evenly over the traffic, is stopped as a deploy stops
+     * a node (SIGTERM, the shutdown grace) and comes back as the next release. A slot that is down
+     * at its turn (just killed) is tried again until its incarnation of the previous release is gone.
+     */
+    private void roll(Duration traffic) {
+        int n = fleet.workers().size();
+        long step = traffic.toMillis() / (n + 1);
+        try {
+            for (int w = 1; w <= n && !stopped; w++) {
+                Thread.sleep(step);
+                while (!stopped && !fleet.upgrade(w, GRACEFUL_STOP_MS)) {
+                    Thread.sleep(200);
+                }
+                if (!stopped) {
+                    rolled.incrementAndGet();
+                    say.accept("rolling deploy: worker-" + w + " stopped (SIGTERM) and restarting as the next release");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    int rolled() {
+        return rolled.get();
     }
 
     private void attack() {

@@ -46,6 +46,9 @@ public final class ChaosNode {
 
     /** What the run does to a server or worker node, on top of the service's own node flags. */
     static final class Damage {
+        /** The deploy step's job type in the next release of a rolling deploy. */
+        static final String NEXT_DEPLOY = "site.deploy-v2";
+
         @Option(names = "--naive", description = "The naive steps (no ledger, no claim, no token).")
         boolean naive;
 
@@ -56,7 +59,14 @@ public final class ChaosNode {
         @Option(names = "--crash-seed", defaultValue = "0", description = "Seed of --crash-rate decisions.")
         long crashSeed;
 
+        @Option(names = "--next-version", description = "Run as the next release of a rolling deploy: its provisioning "
+                + "flow deploys through a step type (" + NEXT_DEPLOY + ") that nodes of the previous release do not handle.")
+        boolean nextVersion;
+
         NodeOptions apply(NodeOptions n) {
+            if (nextVersion) {
+                n = n.withJobs(n.jobs().withDeployType(NEXT_DEPLOY)).withEngine(b -> b.nodeVersion("next"));
+            }
             if (crashRate != null) {
                 HaltingCrashPlan plan = HaltingCrashPlan.parse(crashRate, crashSeed);
                 n = n.withEngine(b -> b.crashPlan(plan));

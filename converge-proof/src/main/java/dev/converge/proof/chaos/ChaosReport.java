@@ -26,6 +26,7 @@ public record ChaosReport(
         @JsonProperty("kills") int kills,
         @JsonProperty("api_kills") int apiKills,
         @JsonProperty("pauses") int pauses,
+        @JsonProperty("rolled") int rolled,
         @JsonProperty("restarts") int restarts,
         @JsonProperty("pg_restarts") int pgRestarts,
         @JsonProperty("fault_hits") Map<String, Long> faultHits,
@@ -82,6 +83,10 @@ public record ChaosReport(
         out.printf("  client            %s%n", line(requests));
         out.printf("  attacks           %d SIGKILLs of workers, %d of the API server, %d SIGSTOPs past the lease, "
                 + "%d restarts, %d PostgreSQL restarts (%d workers)%n", kills, apiKills, pauses, restarts, pgRestarts, workers);
+        if (rolled > 0) {
+            out.printf("  rolling deploy    %d workers stopped (SIGTERM) and restarted as the next release, whose flow "
+                    + "has a step type the previous release does not handle%n", rolled);
+        }
         out.printf("  fault hits        %s%n", line(faultHits));
         out.printf("  crash-point hits  %s%n", line(crashPointHits));
         List<String> missed = new java.util.ArrayList<>();

@@ -184,14 +184,15 @@ public final class ChaosRun {
         ChaosTraffic traffic = new ChaosTraffic(new ChaosClient(cleanup.fleet.apiUrl(), tenantToken,
                 Duration.ofSeconds(60)), settings, timeline::say);
         cleanup.traffic = traffic;
-        attacks.start(settings.traffic().plus(DELETE_GRACE));
+        attacks.start(settings.traffic().plus(DELETE_GRACE), settings.traffic());
         trafficStart = Instant.now();
         traffic.start(quiesceBy);
         traffic.awaitRequests(quiesceBy.minusSeconds(20));
         traffic.awaitDeletes(min(Instant.now().plus(DELETE_GRACE), quiesceBy.minusSeconds(20)));
         attacks.close();
-        timeline.say(String.format("attacks over: %d SIGKILLs (%d of the API server), %d SIGSTOPs, %d restarts so far",
-                attacks.kills(), attacks.apiKills(), attacks.pauses(), cleanup.fleet.restarts()));
+        timeline.say(String.format("attacks over: %d SIGKILLs (%d of the API server), %d SIGSTOPs, %d restarts so far%s",
+                attacks.kills(), attacks.apiKills(), attacks.pauses(), cleanup.fleet.restarts(),
+                settings.rollingDeploy() ? ", " + attacks.rolled() + " workers rolled to the next release" : ""));
     }
 
     /**
@@ -228,7 +229,7 @@ public final class ChaosRun {
         java.util.List<Long> warm = times.acceptedFrom(trafficStart.plus(WARM_UP));
         ChaosReport report = new ChaosReport(settings.naive() ? "naive" : "safe", settings.seed(), timeline.millis(),
                 settings.sites(), settings.workers(), traffic.tally(), attacks.kills(), attacks.apiKills(), attacks.pauses(),
-                fleet.restarts(), attacks.pgRestarts(), DemoFaults.hitsByType(leaves.hits()), fleet.crashPointHits(),
+                attacks.rolled(), fleet.restarts(), attacks.pgRestarts(), DemoFaults.hitsByType(leaves.hits()), fleet.crashPointHits(),
                 Quiescence.watchdogFailures(store), pending != null && pending.none(), String.valueOf(pending),
                 ConvergeTimes.percentile(times.all(), 50), ConvergeTimes.percentile(times.all(), 99),
                 ConvergeTimes.percentile(times.createMillis(), 50), ConvergeTimes.percentile(times.createMillis(), 99),

@@ -23,6 +23,7 @@ public final class ChaosSettings {
     private final double faultRate;
     private final int crashHits;
     private final boolean naive;
+    private final boolean rollingDeploy;
     private final Duration traffic;
     private final double deleteShare;
     private final Duration flowDeadline;
@@ -50,6 +51,7 @@ public final class ChaosSettings {
         this.faultRate = b.faultRate;
         this.crashHits = b.crashHits;
         this.naive = b.naive;
+        this.rollingDeploy = b.rollingDeploy;
         this.traffic = b.traffic;
         this.deleteShare = b.deleteShare;
         this.flowDeadline = b.flowDeadline;
@@ -123,6 +125,15 @@ public final class ChaosSettings {
         return naive;
     }
 
+    /**
+     * Whether the workers are replaced one at a time mid-run by nodes of a next release whose
+     * provisioning flow has a step type the previous release does not handle (the API server runs
+     * the next release from the start, so the new step's jobs wait before any node knows them).
+     */
+    public boolean rollingDeploy() {
+        return rollingDeploy;
+    }
+
     /** How long the client spreads its site requests over. */
     public Duration traffic() {
         return traffic;
@@ -189,6 +200,7 @@ public final class ChaosSettings {
         private double faultRate = 0.1;
         private int crashHits = 2;
         private boolean naive;
+        private boolean rollingDeploy;
         private Duration traffic = Duration.ofSeconds(60);
         private double deleteShare = 0.15;
         private Duration flowDeadline = Duration.ofSeconds(60);
@@ -259,6 +271,11 @@ public final class ChaosSettings {
 
         public Builder crashHits(int n) {
             this.crashHits = n;
+            return this;
+        }
+
+        public Builder rollingDeploy(boolean on) {
+            this.rollingDeploy = on;
             return this;
         }
 

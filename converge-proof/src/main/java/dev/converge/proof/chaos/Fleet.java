@@ -46,6 +46,7 @@ final class Fleet implements AutoCloseable {
     private final CrashTickets tickets;
     private final Map<String, CrashPoint> ticketOf = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.Set<Integer> upgraded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile ChildJvm archiver;
 
     /**
@@ -85,6 +86,9 @@ final class Fleet implements AutoCloseable {
             List<String> a = new ArrayList<>(List.of("server", "--no-workers", "--port", Integer.toString(apiPort),
                     "--in-flight-timeout", "10s", "--node-id", "api." + n));
             a.addAll(service);
+            if (settings.rollingDeploy()) {
+                a.add("--next-version"); // the producer is on the next release before any worker is
+            }
             return a;
         }, env, c -> LeafControl.answers(apiUrl() + "/health"), true, false, this::restartPause, say, c -> { });
         for (int i = 1; i <= settings.workers(); i++) {
@@ -101,6 +105,9 @@ final class Fleet implements AutoCloseable {
         List<String> a = new ArrayList<>(List.of("worker", "--concurrency", Integer.toString(settings.concurrency()),
                 "--node-id", nodeId));
         a.addAll(service);
+        if (upgraded.contains(w)) {
+            a.add("--next-version");
+        }
         CrashPoint ticket = tickets.take();
         if (ticket != null) {
             ticketOf.put(nodeId, ticket);
@@ -209,6 +216,17 @@ final class Fleet implements AutoCloseable {
 
     List<Slot> workers() {
         return List.copyOf(workers);
+    }
+
+    /**
+     * One step of a rolling deploy: worker slot {@code w} (from 1) runs the next release from its
+     * next incarnation on, and its current one is stopped as a deploy stops a node (SIGTERM, the
+     * shutdown grace to drain), its warm spare of the previous release discarded. False if the
+     * slot was not up (it is upgraded all the same: its next start is of the next release).
+     */
+    boolean upgrade(int w, long graceMillis) {
+        upgraded.add(w);
+        return workers.get(w - 1).replace(graceMillis);
     }
 
     /** Restarts of the API server and the workers (after kills and crash-point halts). */

@@ -212,6 +212,31 @@ final class Slot {
         }
     }
 
+    /**
+     * Stops the current incarnation gracefully (SIGTERM, then SIGKILL after {@code graceMillis})
+     * and discards the warm spare, so that the keeper starts a new one from the arguments as they
+     * are now; false if it was not up.
+     */
+    boolean replace(long graceMillis) {
+        ChildJvm child;
+        ChildJvm standby;
+        synchronized (lock) {
+            if (!attackable()) {
+                return false;
+            }
+            ready = false;
+            child = current;
+            standby = spare;
+            spare = null;
+        }
+        if (standby != null) {
+            standby.kill(); // of the previous release, and it never worked
+            ended.accept(standby);
+        }
+        child.stop(graceMillis);
+        return true;
+    }
+
     /** SIGSTOP; returns the paused incarnation, to be woken with {@link ChildJvm#resume()}; null if not up. */
     ChildJvm pause() {
         synchronized (lock) {

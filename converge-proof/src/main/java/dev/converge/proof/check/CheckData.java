@@ -18,7 +18,7 @@ import java.util.Map;
 
 /** What our database says, read once for a check: sites, leads, ledger entries, tokens, overdue flows. */
 record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<LedgerEntry> ledger,
-        List<String> halfUsedTokens, List<String> overdueFlows) {
+        List<String> halfUsedTokens, List<String> overdueFlows, List<String> failedUnrun) {
 
     static CheckData load(Store store) {
         return store.withConnection(c -> {
@@ -27,6 +27,7 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
             List<LedgerEntry> ledger = new ArrayList<>();
             List<String> tokens = new ArrayList<>();
             List<String> overdue = new ArrayList<>();
+            List<String> failedUnrun = new ArrayList<>();
             try (Statement st = c.createStatement()) {
                 try (ResultSet rs = st.executeQuery("SELECT id, tenant_id, lead_id, subdomain, template, plan, state, "
                         + "provision_flow_id, teardown_flow_id, created_at, updated_at, failure FROM pv_site ORDER BY id")) {
@@ -64,8 +65,18 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
                                 + " is past its deadline and has not ended");
                     }
                 }
+                // a job failed for good without its handler having run: the node that leased it had no
+                // handler for its type (a fleet of mixed versions); its work was lost, not done
+                try (ResultSet rs = st.executeQuery("SELECT id, kind, last_error FROM cv_job WHERE state = 'failed' "
+                        + "AND last_error LIKE 'no handler for job type%' ORDER BY id")) {
+                    while (rs.next()) {
+                        String error = rs.getString("last_error");
+                        failedUnrun.add("job " + rs.getLong("id") + " (" + rs.getString("kind") + ") failed without "
+                                + "running: " + (error.length() > 160 ? error.substring(0, 160) + "..." : error));
+                    }
+                }
             }
-            return new CheckData(sites, leads, ledger, tokens, overdue);
+            return new CheckData(sites, leads, ledger, tokens, overdue, failedUnrun);
         });
     }
 

@@ -104,6 +104,9 @@ public final class ConvergenceCheck {
         for (String flow : data.overdueFlows()) {
             violation("stuck", flow);
         }
+        for (String job : data.failedUnrun()) {
+            violation("lost", job);
+        }
         Map<String, CheckReport.LeafTally> tallies = new LinkedHashMap<>();
         inventories.forEach((leaf, inv) -> {
             long ours = inv.current().stream().filter(r -> ours(r.tag())).count();

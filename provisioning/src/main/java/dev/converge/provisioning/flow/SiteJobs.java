@@ -40,6 +40,30 @@ public final class SiteJobs {
         reportTeardownFailure = JobType.of("site.report-teardown-failure", SiteRef.class).withRetry(stepRetry);
     }
 
+    private SiteJobs(SiteJobs from, JobType<SiteRef> deploy) {
+        this.createResource = from.createResource;
+        this.deploy = deploy;
+        this.welcome = from.welcome;
+        this.confirm = from.confirm;
+        this.reportFailure = from.reportFailure;
+        this.teardown = from.teardown;
+        this.reportTeardownFailure = from.reportTeardownFailure;
+    }
+
+    /**
+     * The same job types with the deploy step under another type name, retry and timeout kept:
+     * what a release that changes the deploy step's contract looks like to a fleet mid-deploy,
+     * where the nodes of the previous release have no handler for the new type (the chaos run's
+     * rolling deploy).
+     */
+    public SiteJobs withDeployType(String name) {
+        JobType<SiteRef> renamed = JobType.of(name, SiteRef.class).withRetry(deploy.retry());
+        if (deploy.queue() != null) {
+            renamed = renamed.withQueue(deploy.queue());
+        }
+        return new SiteJobs(this, deploy.timeout() == null ? renamed : renamed.withTimeout(deploy.timeout()));
+    }
+
     public static SiteJobs defaults() {
         return new SiteJobs(RetryPolicy.attempts(8).backoff(Duration.ofMillis(500)).cappedAt(Duration.ofSeconds(30)),
                 Duration.ofSeconds(60));
