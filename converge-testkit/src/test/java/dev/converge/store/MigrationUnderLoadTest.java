@@ -1,0 +1,87 @@
+package dev.converge.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.Converge;
+import dev.converge.queue.JobType;
+import dev.converge.testkit.ScratchDatabase;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A rolling deploy migrates the schema while nodes work: here a node runs jobs on the schema of
+ * the previous release (every migration but the newest) and keeps enqueueing, and the newest
+ * migration is applied beside it mid-run. No job fails, none is lost, and the node, started
+ * before the fleet table existed, records itself once it does.
+ */
+class MigrationUnderLoadTest {
+    record Work(int n) {
+    }
+
+    static final JobType<Work> WORK = JobType.of("migrate-under-load.work", Work.class);
+    static final int JOBS = 3_000;
+
+    @Test
+    void theNewestMigrationAppliedWhileANodeRunsJobsFailsNone() throws Exception {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_migrate");
+                Store store = Store.open(StoreConfig.postgres(db.url()).username(db.user()).migrate(false)
+                        .maxPoolSize(8).build())) {
+            Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
+                    .table(Store.SCHEMA_HISTORY_TABLE).target(previousVersion(store)).load().migrate();
+            assertThat(tableExists(store, "cv_node")).as("the previous release's schema").isFalse();
+
+            AtomicInteger ran = new AtomicInteger();
+            try (Converge node = Converge.builder(store).nodeId("previous-schema").queue("default", 4)
+                    .poll(Duration.ofMillis(50)).heartbeat(Duration.ofMillis(300))
+                    .handle(WORK, (w, ctx) -> ran.incrementAndGet()).build().start()) {
+                Thread producer = new Thread(() -> {
+                    for (int i = 0; i < JOBS; i++) {
+                        node.enqueue(WORK, new Work(i));
+                    }
+                });
+                producer.start();
+                await().atMost(Duration.ofSeconds(30)).until(() -> ran.get() > JOBS / 10);
+                // the newest migration, applied by another node while this one works
+                int applied = Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
+                        .table(Store.SCHEMA_HISTORY_TABLE).load().migrate().migrationsExecuted;
+                assertThat(applied).isEqualTo(1);
+                assertThat(ran.get()).as("the migration ran while jobs did").isLessThan(JOBS);
+                producer.join();
+                await().atMost(Duration.ofSeconds(60)).until(() -> count(store, "succeeded") == JOBS);
+                assertThat(count(store, "failed")).isZero();
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(node.nodes())
+                        .as("recorded in the fleet table once it exists").hasSize(1));
+            }
+        }
+    }
+
+    /** The version before the newest migration: the schema the previous release ran on. */
+    private static String previousVersion(Store store) {
+        var all = Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
+                .table(Store.SCHEMA_HISTORY_TABLE).load().info().all();
+        return all[all.length - 2].getVersion().getVersion();
+    }
+
+    private static boolean tableExists(Store store, String table) {
+        return store.withConnection(c -> {
+            try (ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
+                return rs.next();
+            }
+        });
+    }
+
+    private static long count(Store store, String state) {
+        return store.withConnection(c -> {
+            try (Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM cv_job WHERE state = '" + state + "'")) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+    }
+}
