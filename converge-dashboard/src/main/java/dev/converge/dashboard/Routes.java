@@ -95,6 +95,7 @@ final class Routes {
             items.forEach(Routes::explain);
             send(ctx, Map.of("items", items, "long_claimed_minutes", LONG_CLAIMED.toMinutes()));
         }));
+        routes.get(api + "/nodes", operator(ctx -> send(ctx, nodes())));
         routes.get(api + "/orphans", operator(ctx -> send(ctx, orphans.report())));
         routes.post(api + "/orphans/scan", operator(ctx -> send(ctx, orphans.scanNow())));
         routes.post(api + "/orphans/delete", operator(this::deleteOrphan));
@@ -103,6 +104,26 @@ final class Routes {
             routes.get(base + "/pages/" + p.name() + ".js", ctx -> asset(ctx, "text/javascript; charset=utf-8", script));
             routes.get(api + "/pages/" + p.name(), operator(p.data()));
         }
+    }
+
+    /**
+     * The fleet as the nodes recorded it (version, queues, job types, last beat), and the jobs this
+     * node sees waiting for a type no live node handles.
+     */
+    private Map<String, Object> nodes() {
+        List<Map<String, Object>> items = new java.util.ArrayList<>();
+        for (dev.converge.queue.NodeInfo n : engine.nodes()) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("node_id", n.nodeId());
+            m.put("version", n.version());
+            m.put("queues", n.queues());
+            m.put("job_types", n.jobTypes());
+            m.put("started_at", n.startedAt().toString());
+            m.put("last_seen", n.lastSeen().toString());
+            m.put("live", n.live());
+            items.add(m);
+        }
+        return Map.of("items", items, "this_node", engine.nodeId(), "unhandled", engine.jobsWithoutHandler());
     }
 
     // ---- authentication --------------------------------------------------------------------

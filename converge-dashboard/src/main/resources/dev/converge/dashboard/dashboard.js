@@ -255,6 +255,26 @@
     ];
   }
 
+  async function nodes() {
+    const r = await get(API + '/nodes');
+    const waiting = Object.entries(r.unhandled);
+    return [
+      el('h2', {}, 'Nodes'),
+      el('p', { class: 'muted' }, 'Every engine node that started and has not stopped, as it last recorded itself. '
+        + 'A node leases only the job types it handles; one killed without stopping shows as not live for an hour.'),
+      table(['node', 'version', 'queues', 'job types', 'started', 'last seen', 'live'], r.items.map((n) => [
+        n.node_id + (n.node_id === r.this_node ? ' (serving this page)' : ''), n.version,
+        Object.entries(n.queues).map(([q, c]) => q + ' \u00d7 ' + c).join(', ') || 'none (enqueues only)',
+        n.job_types.filter((t) => !t.startsWith('converge.')).join(', '), time(n.started_at), time(n.last_seen),
+        n.live ? 'yes' : 'no']),
+        (i) => r.items[i].live ? { 'data-node': r.items[i].node_id } : { class: 'highlight', 'data-node': r.items[i].node_id }),
+      waiting.length === 0 ? null : el('section', { 'data-testid': 'unhandled' },
+        el('h3', {}, 'Jobs no live node handles'),
+        el('p', { class: 'muted' }, 'They wait for a node with their handler, and fail after the unhandled-job grace.'),
+        table(['job type', 'waiting'], waiting.map(([t, n]) => [t, String(n)]))),
+    ];
+  }
+
   function ledgerTable(items) {
     return table(['id', 'kind', 'natural key', 'state', 'leaf id', 'owner', 'updated', 'what happens next'], items.map((e) => [
       String(e.id), e.kind, e.natural_key, state(e.state), e.leaf_id || '',
@@ -341,7 +361,7 @@
     ];
   }
 
-  const VIEWS = { overview, jobs, flows: flowList, ledger, orphans };
+  const VIEWS = { overview, jobs, flows: flowList, nodes, ledger, orphans };
 
   // an application's own pages: ConvergeDashboard.page(name, async (ui) => nodes), from a script the page loads
   window.ConvergeDashboard = Object.freeze({

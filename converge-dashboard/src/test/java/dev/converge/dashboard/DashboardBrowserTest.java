@@ -151,6 +151,16 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void theNodesViewShowsTheNodeServingThePageAsLive() throws IOException {
+        click(By.cssSelector("nav a[href='#nodes']"));
+        By row = By.cssSelector("tr[data-node='" + app.engine.nodeId() + "']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(row));
+        assertThat(text(row)).contains(app.engine.nodeId()).contains("(serving this page)").contains("default \u00d7 2")
+                .endsWith("yes");
+        shot("nodes");
+    }
+
+    @Test
     void theApplicationsOwnPageIsInTheNavigation() {
         click(By.cssSelector("nav a[href='#hello']"));
         wait.until(ExpectedConditions.textToBe(By.id("hello"), "Hello, operator ops-1"));

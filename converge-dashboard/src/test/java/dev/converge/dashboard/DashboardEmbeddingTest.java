@@ -183,6 +183,26 @@ class DashboardEmbeddingTest {
     }
 
     @Test
+    void theNodesViewListsTheFleetWithVersionsQueuesAndJobTypes() {
+        JsonNode r = read(login(), "/api/nodes");
+        assertThat(r.get("this_node").asText()).isEqualTo(app.engine.nodeId());
+        JsonNode me = null;
+        for (JsonNode n : r.get("items")) {
+            if (n.get("node_id").asText().equals(app.engine.nodeId())) {
+                me = n;
+            }
+        }
+        assertThat(me).as("the node serving the page is in the fleet table").isNotNull();
+        assertThat(me.get("live").asBoolean()).isTrue();
+        assertThat(me.get("queues").get("default").asInt()).isEqualTo(2);
+        List<String> types = new ArrayList<>();
+        me.get("job_types").forEach(t -> types.add(t.asText()));
+        assertThat(types).isNotEmpty().isSorted();
+        assertThat(r.get("unhandled").isObject()).isTrue();
+        assertThat(send("GET", "/api/nodes", null).status()).as("operators only").isEqualTo(401);
+    }
+
+    @Test
     void anUncertainEntryIsHighlightedWithWhatTheReaperDoesNext() {
         long entry = app.uncertainEntry("box-uncertain");
         JsonNode e = null;
