@@ -12,9 +12,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A license service shaped like a typical license API: {@code POST /sites {name, domain}} answers
- * {@code {"data": {"key": ...}}} and has no uniqueness at all, so creating twice makes two
- * licenses. It is the one leaf that honours {@code Idempotency-Key}.
+ * A license service shaped like Statamic's Sites API: {@code POST /sites {name, domain}} (or
+ * {@code domains}) answers {@code {"data": {"name", "key", "domains": [...], "created_at"}}} and has
+ * no uniqueness at all, so creating twice makes two sites; {@code DELETE /sites/{key}} answers
+ * {@code {"message": ...}}. It is the one leaf that honours {@code Idempotency-Key}.
  */
 final class LicenseLeaf implements SimulatedLeaf {
     private final LeafSimParts parts;
@@ -52,7 +53,10 @@ final class LicenseLeaf implements SimulatedLeaf {
         }
         ObjectNode body = parsed.get();
         String name = JsonBody.text(body, "name");
-        String domain = JsonBody.text(body, "domain");
+        // Statamic's Sites API takes a domain, or domains (the first is the production domain), not both
+        String domain = body.has("domains") && body.get("domains").isArray() && !body.get("domains").isEmpty()
+                && body.get("domains").get(0).isTextual() && !body.has("domain")
+                ? body.get("domains").get(0).asText() : JsonBody.text(body, "domain");
         if (name == null || domain == null) {
             String field = name == null ? "name" : "domain";
             String message = "The " + field + " field is required.";
@@ -82,8 +86,10 @@ final class LicenseLeaf implements SimulatedLeaf {
     }
 
     /**
-     * Keygen-style pages: {@code page[number]} from 1 and {@code page[size]} (default 100, at most
-     * 100); {@code links} carries self, prev, next (null on the last page), first, last and counts.
+     * Statamic's site list ({@code data} of sites with {@code domains}), in pages so that a large
+     * inventory stays cheap to read: {@code page[number]} from 1 and {@code page[size]} (default
+     * 100, at most 100); {@code links} carries self, prev, next (null on the last page), first, last
+     * and counts. A client that reads one page and stops at a null {@code links.next} reads it whole.
      */
     private SimResponse list(Context ctx) {
         String domain = ctx.queryParam("domain");
@@ -123,7 +129,8 @@ final class LicenseLeaf implements SimulatedLeaf {
     }
 
     private SimResponse delete(Context ctx) {
-        return inventory.remove(ctx.pathParam("key")).map(gone -> SimResponse.of(204, null))
+        String key = ctx.pathParam("key");
+        return inventory.remove(key).map(gone -> SimResponse.of(200, Map.of("message", "Site [" + key + "] deleted.")))
                 .orElseGet(SimResponse::notFound);
     }
 
@@ -131,7 +138,7 @@ final class LicenseLeaf implements SimulatedLeaf {
         Map<String, Object> license = new LinkedHashMap<>();
         license.put("key", key);
         license.put("name", name);
-        license.put("domain", domain);
+        license.put("domains", List.of(domain));
         license.put("created_at", parts.clock().instant().toString());
         return license;
     }

@@ -33,13 +33,17 @@ class LicenseLeafTest {
         String key = data.get("key").asText();
         assertThat(key).matches("[0-9A-F]{4}(-[0-9A-F]{4}){3}");
         assertThat(data.get("name").asText()).as("trimmed like the seed's client").isEqualTo("site-1");
+        assertThat(data.get("domains")).as("Statamic's shape: a domains array").hasSize(1);
+        assertThat(data.get("domains").get(0).asText()).isEqualTo("a.example.com");
 
         JsonNode listed = SimClient.json(licenses.get("/sites?domain=a.example.com")).get("data");
         assertThat(listed).hasSize(1);
         assertThat(listed.get(0).get("key").asText()).isEqualTo(key);
         assertThat(SimClient.json(licenses.get("/sites?domain=other.example.com")).get("data")).isEmpty();
 
-        assertThat(licenses.delete("/sites/" + key).statusCode()).isEqualTo(204);
+        HttpResponse<String> deleted = licenses.delete("/sites/" + key);
+        assertThat(deleted.statusCode()).isEqualTo(200);
+        assertThat(SimClient.json(deleted).get("message").asText()).isEqualTo("Site [" + key + "] deleted.");
         assertThat(licenses.delete("/sites/" + key).statusCode()).isEqualTo(404);
         assertThat(licenses.get("/sites/" + key).statusCode()).isEqualTo(404);
     }

@@ -2,8 +2,6 @@ package dev.converge.provisioning.leaf;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.ledger.LeafResource;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,11 +10,15 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Licenses on a license API where creating twice makes two licenses. Natural key: the
- * domain; tag: the license name (we put our tag there); leaf id: the license key. A 2xx without
- * {@code data.key} is ambiguous, exactly as the seed's {@code addLicense} refuses to guess. The
- * idempotency key, derived from the ledger row, goes out as {@code Idempotency-Key}, so a retry of
- * an ambiguous create replays the first answer instead of making a second license.
+ * Licenses on Statamic's Sites API ({@code https://statamic.com/api/v1/sites}), where creating twice
+ * makes two sites. Natural key: the site's production domain, the first of its {@code domains}
+ * (a {@code domain} string is read too); tag: the site's name, which the API stores and returns
+ * as given (we put our tag there); leaf id: the site's key. A 2xx without {@code data.key} is
+ * ambiguous, exactly as the seed's {@code addLicense} refuses to guess. The API offers no filter
+ * by domain, so finding a domain reads the whole list; a {@code links.next}, should a listing
+ * carry one, is followed. The idempotency key, derived from the ledger row, goes out as
+ * {@code Idempotency-Key}: a server that honours it replays the first answer to a retried create;
+ * one that ignores it (Statamic documents none) leaves an ambiguous create to the ledger's lookup.
  */
 public final class LicenseDriver implements LeafDriver {
     public static final String LEAF = "license";
@@ -54,7 +56,7 @@ public final class LicenseDriver implements LeafDriver {
             throw reply.changeFailure(domain, false);
         }
         return reply.json().flatMap(node -> license(node.get("data"))).filter(l -> l.naturalKey().equals(domain))
-                .orElseThrow(() -> reply.malformedChange("expected {data: {key, domain: '" + domain + "'}}"));
+                .orElseThrow(() -> reply.malformedChange("expected {data: {key, domains: ['" + domain + "', ...]}}"));
     }
 
     /** The oldest license for the domain; there may be more (see {@link #findAll(String)}). */
@@ -66,8 +68,7 @@ public final class LicenseDriver implements LeafDriver {
     /** Every license for the domain, oldest first: more than one is a duplicate to reconcile. */
     public List<LeafResource> findAll(String domain) {
         requireDomain(domain);
-        return read("/sites?domain=" + URLEncoder.encode(domain, StandardCharsets.UTF_8)).stream()
-                .filter(l -> l.naturalKey().equals(domain)).toList();
+        return read("/sites").stream().filter(l -> l.naturalKey().equals(domain)).toList();
     }
 
     @Override
@@ -86,7 +87,7 @@ public final class LicenseDriver implements LeafDriver {
         return read("/sites");
     }
 
-    /** Every license a listing holds, following {@code links.next} (Keygen's pagination) while it is set. */
+    /** Every site a listing holds, following {@code links.next} while a page sets it (Statamic's list is one page). */
     private List<LeafResource> read(String path) {
         List<LeafResource> licenses = new ArrayList<>();
         LeafReply reply = http.get(path, LeafHttp.Effect.READS);
@@ -115,7 +116,7 @@ public final class LicenseDriver implements LeafDriver {
 
     private static Optional<LeafResource> license(JsonNode node) {
         Optional<String> key = JsonFields.text(node, "key");
-        Optional<String> domain = JsonFields.text(node, "domain");
+        Optional<String> domain = productionDomain(node);
         if (key.isEmpty() || domain.isEmpty() || !KEY.matcher(key.get()).matches()) {
             return Optional.empty();
         }
@@ -123,6 +124,16 @@ public final class LicenseDriver implements LeafDriver {
         data.put("key", key.get());
         JsonFields.text(node, "created_at").ifPresent(at -> data.put("created_at", at));
         return Optional.of(new LeafResource(key.get(), domain.get(), JsonFields.optionalText(node, "name"), data));
+    }
+
+    /** The first of {@code domains} (the production domain; the rest are testing domains), else {@code domain}. */
+    private static Optional<String> productionDomain(JsonNode node) {
+        JsonNode domains = node == null ? null : node.get("domains");
+        if (domains != null && domains.isArray()) {
+            return domains.isEmpty() || !domains.get(0).isTextual() || domains.get(0).asText().isBlank() ? Optional.empty()
+                    : Optional.of(domains.get(0).asText());
+        }
+        return JsonFields.text(node, "domain");
     }
 
     private static void requireDomain(String domain) {

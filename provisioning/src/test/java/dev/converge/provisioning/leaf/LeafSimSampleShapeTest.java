@@ -170,6 +170,17 @@ class LeafSimSampleShapeTest {
         assertShape("license/list-licenses-page2.json",
                 call(LeafSim.LICENSE, token, "GET", "/sites?page%5Bsize%5D=1&page%5Bnumber%5D=2", null));
 
+        // Statamic's own documented answers: create, the site list, delete
+        Answer created = call(LeafSim.LICENSE, token, "POST", "/sites",
+                "{\"name\":\"converge:site-9\",\"domain\":\"site9.sites.example\"}");
+        assertShape("license/statamic-create-site.json", created);
+        assertShape("license/statamic-list-sites.json", call(LeafSim.LICENSE, token, "GET", "/sites", null));
+        assertShape("license/statamic-delete-site.json", call(LeafSim.LICENSE, token, "DELETE",
+                "/sites/" + created.body().path("data").path("key").asText(), null));
+        Answer manyDomains = call(LeafSim.LICENSE, token, "POST", "/sites",
+                "{\"name\":\"converge:site-10\",\"domains\":[\"site10.sites.example\",\"staging.site10.example\"]}");
+        assertThat(manyDomains.body().path("data").path("domains").get(0).asText()).isEqualTo("site10.sites.example");
+
         leaves.sim.faults().add(new FaultRule(LeafSim.LICENSE, "create", FaultType.THROTTLE, null, 1, null, null, 17));
         Answer throttled = call(LeafSim.LICENSE, token, "POST", "/sites", "{\"name\":\"n\",\"domain\":\"d.example\"}");
         assertThat(throttled.status()).isEqualTo(429);

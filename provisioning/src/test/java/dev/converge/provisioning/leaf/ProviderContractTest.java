@@ -213,6 +213,45 @@ class ProviderContractTest {
     }
 
     @Test
+    void licenseReadsStatamicSitesWhoseDomainsAreAnArrayTheFirstBeingTheProductionDomain() {
+        server.route("GET", "/sites", "license/statamic-list-sites.json");
+
+        List<LeafResource> sites = license().list();
+
+        assertThat(sites).extracting(LeafResource::naturalKey).containsExactly("site7.sites.example", "bobbysworld.ca");
+        assertThat(sites).extracting(LeafResource::leafId).containsExactly("pg4x2qrly2my8dl1", "1o0xe7rzdd9wq58j");
+        assertThat(sites.get(0).tag()).isEqualTo("converge:site-7");
+    }
+
+    @Test
+    void licenseFindsADomainInTheWholeListWithoutAFilterStatamicDoesNotOffer() {
+        server.route("GET", "/sites", "license/statamic-list-sites.json");
+
+        assertThat(license().find("site7.sites.example")).map(LeafResource::leafId).contains("pg4x2qrly2my8dl1");
+        assertThat(license().find("staging.bobbysworld.ca")).as("a testing domain is not the site's natural key").isEmpty();
+        assertThat(server.requests).extracting(SampleServer.Recorded::pathAndQuery).containsOnly("/sites");
+    }
+
+    @Test
+    void licenseCreateReadsStatamicsReplyWithItsDomainsArray() {
+        server.route("POST", "/sites", "license/statamic-create-site.json");
+
+        LeafResource created = license().create("site7.sites.example", "converge:site-7", "cv-ledger-7");
+
+        assertThat(created.leafId()).isEqualTo("pwkknrxl6y7z1n9v");
+        assertThat(created.naturalKey()).isEqualTo("site7.sites.example");
+    }
+
+    @Test
+    void licenseDeleteTakesStatamicsMessageReply() {
+        server.route("DELETE", "/sites/pwkknrxl6y7z1n9v", "license/statamic-delete-site.json");
+
+        license().delete("pwkknrxl6y7z1n9v");
+
+        assertThat(server.requests).hasSize(1);
+    }
+
+    @Test
     void licenseTooManyRequestsIsThrottledForItsRetryAfter() {
         server.route("POST", "/sites", "license/too-many-requests-429.json");
 
