@@ -216,12 +216,8 @@ public final class FlowStore {
 
     /** Binds the keys as :key0, :key1, ... (a retried flow's few rounds: the statement is not kept). */
     private static String keyList(Params p, List<String> keys) {
-        StringBuilder in = new StringBuilder();
-        for (int i = 0; i < keys.size(); i++) {
-            in.append(i == 0 ? ":key" : ", :key").append(i);
-            p.text("key" + i, keys.get(i));
-        }
-        return in.toString();
+        p.texts("key", keys.toArray(String[]::new));
+        return Params.names("key", keys.size());
     }
 
     public int retries(Connection c, long flowId) throws SQLException {

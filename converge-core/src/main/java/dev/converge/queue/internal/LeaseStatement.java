@@ -60,8 +60,8 @@ final class LeaseStatement {
         Params p = Params.of().now(now).text("queue", queue).integer("limit", limit).text("owner", owner)
                 .bigint("lease_ms", leaseMs);
         int kindCount = kinds == null ? -1 : kinds.length;
-        for (int i = 0; i < kindCount; i++) {
-            p.text("k" + i, kinds[i]);
+        if (kinds != null) {
+            p.texts("k", kinds);
         }
         Sql statement = byKindCount.computeIfAbsent(kindCount, this::statementFor);
         if (!twoSteps) {
@@ -93,13 +93,7 @@ final class LeaseStatement {
 
     /** The statement for {@code kindCount} bound types; -1 for jobs of any type. */
     private Sql statementFor(int kindCount) {
-        StringBuilder in = new StringBuilder();
-        for (int i = 0; i < kindCount; i++) {
-            in.append(i == 0 ? "AND kind IN (:k" : ", :k").append(i);
-        }
-        if (kindCount > 0) {
-            in.append(") ");
-        }
+        String in = kindCount > 0 ? "AND kind IN (" + Params.names("k", kindCount) + ") " : "";
         String due = "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue AND run_at <= {now} "
                 + in + "ORDER BY state, queue, run_at, id LIMIT :limit";
         return twoSteps ? Sql.of(dialect, due) : Sql.of(dialect, SET + dialect.takeSkippingLocked(due));
@@ -140,10 +134,7 @@ final class LeaseStatement {
     }
 
     private Sql takeIds(int count) {
-        StringBuilder in = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            in.append(i == 0 ? ":id" : ", :id").append(i);
-        }
+        String in = Params.names("id", count);
         // re-checks under each row's lock both that it is still available and still due: a job
         // released with a backoff between the read and this update must not run early
         return Sql.of(dialect, SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");

@@ -90,10 +90,7 @@ public final class UnhandledJobs implements AutoCloseable {
             }
             String[] handled = anyone.toArray(String[]::new);
             Sql counts = countsByKindCount.computeIfAbsent(handled.length, this::countsStatement);
-            Params p = Params.of().now(rt.store.clock().sqlNow()).text("queue", queue);
-            for (int i = 0; i < handled.length; i++) {
-                p.text("k" + i, handled[i]);
-            }
+            Params p = Params.of().now(rt.store.clock().sqlNow()).text("queue", queue).texts("k", handled);
             List<Object[]> rows = rt.store.withConnection(c -> counts.query(c, p,
                     rs -> new Object[] {rs.getString(1), rs.getLong(2)}));
             for (Object[] row : rows) {
@@ -114,13 +111,7 @@ public final class UnhandledJobs implements AutoCloseable {
     }
 
     private Sql countsStatement(int kindCount) {
-        StringBuilder notIn = new StringBuilder();
-        for (int i = 0; i < kindCount; i++) {
-            notIn.append(i == 0 ? "AND kind NOT IN (:k" : ", :k").append(i);
-        }
-        if (kindCount > 0) {
-            notIn.append(") ");
-        }
+        String notIn = kindCount > 0 ? "AND kind NOT IN (" + Params.names("k", kindCount) + ") " : "";
         return Sql.of(dialect, "SELECT kind, COUNT(*) AS n FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND run_at <= {now} " + notIn + "GROUP BY kind");
     }

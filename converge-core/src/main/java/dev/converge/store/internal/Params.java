@@ -28,6 +28,26 @@ public final class Params {
         return this;
     }
 
+    /** Binds {@code values} as text parameters {@code prefix0}, {@code prefix1}, ... (see {@link #names}). */
+    public Params texts(String prefix, String[] values) {
+        for (int i = 0; i < values.length; i++) {
+            text(prefix + i, values[i]);
+        }
+        return this;
+    }
+
+    /**
+     * {@code :prefix0, :prefix1, ...}: the placeholders of {@code count} numbered parameters, for an
+     * {@code IN (...)} list whose length is fixed per prepared statement.
+     */
+    public static String names(String prefix, int count) {
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            list.append(i == 0 ? ":" : ", :").append(prefix).append(i);
+        }
+        return list.toString();
+    }
+
     public Params bigint(String name, Long value) {
         values.put(name, new Value(value, Types.BIGINT));
         return this;
