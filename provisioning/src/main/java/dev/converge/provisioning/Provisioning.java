@@ -37,6 +37,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
     private final dev.converge.provisioning.conversation.Conversations conversations;
     private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
     private final dev.converge.provisioning.hand.OperatorActions hand;
+    private volatile dev.converge.provisioning.site.TrialDeadlines trials;
 
     private Provisioning(Store store, ProvisioningConfig config, NodeOptions node,
             dev.converge.provisioning.assistant.ModelSettings model) {
@@ -50,7 +51,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.resources = new SiteResources(config, meters);
         this.jobs = node.jobs();
         SiteStore siteStore = new SiteStore(Dialect.of(store));
-        Receipts receipts = new Receipts(config, resources);
+        Receipts receipts = new Receipts(config, resources, store.clock()::localNow);
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts)
                 .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
@@ -75,6 +76,14 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
             b.declare(ExpiredPurge.TYPE);
         }
         b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
+        // trial reminders and expiries: one recurring job for the cluster, its handler reads the sites once built
+        if (node.concurrency() > 0) {
+            b.handle(dev.converge.provisioning.site.TrialDeadlines.TYPE, (slot, ctx) -> trials.run(slot, ctx));
+        } else {
+            b.declare(dev.converge.provisioning.site.TrialDeadlines.TYPE);
+        }
+        b.recurring(dev.converge.provisioning.site.TrialDeadlines.recurring(
+                dev.converge.provisioning.site.TrialDeadlines.every(config.trialReminder())));
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
         this.conversations = new dev.converge.provisioning.conversation.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
@@ -82,9 +91,13 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
             engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.WELCOME_POOL,
                     token -> java.util.Optional.of(config.mailLookup().accepted(token)));
+            engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.REMINDER_POOL,
+                    token -> java.util.Optional.of(config.mailLookup().accepted(token)));
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
-                receipts);
+                receipts, config.trialWindow(), events);
+        this.trials = new dev.converge.provisioning.site.TrialDeadlines(store, engine, siteStore, sites, node.jobs(),
+                config.trialReminder());
         this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
         ServiceMetrics.bind(meters, engine, store);
         this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);

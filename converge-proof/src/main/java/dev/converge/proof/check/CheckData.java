@@ -30,13 +30,16 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
             List<String> failedUnrun = new ArrayList<>();
             try (Statement st = c.createStatement()) {
                 try (ResultSet rs = st.executeQuery("SELECT id, tenant_id, lead_id, subdomain, template, plan, state, "
-                        + "provision_flow_id, teardown_flow_id, created_at, updated_at, failure FROM pv_site ORDER BY id")) {
+                        + "provision_flow_id, teardown_flow_id, created_at, updated_at, failure, subscription, trial_ends_at, "
+                        + "subscribed_at FROM pv_site ORDER BY id")) {
                     while (rs.next()) {
                         sites.put(rs.getLong("id"), new Site(rs.getLong("id"), rs.getLong("tenant_id"), rs.getLong("lead_id"),
                                 rs.getString("subdomain"), rs.getString("template"), rs.getString("plan"),
                                 SiteState.fromSql(rs.getString("state")), Sql.nullableLong(rs, "provision_flow_id"),
                                 Sql.nullableLong(rs, "teardown_flow_id"), null, null, rs.getString("failure"),
-                                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at")));
+                                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
+                                dev.converge.provisioning.site.Subscription.fromSql(rs.getString("subscription")),
+                                Sql.instant(rs, "trial_ends_at"), Sql.instant(rs, "subscribed_at")));
                     }
                 }
                 try (ResultSet rs = st.executeQuery("SELECT id, status FROM pv_lead")) {

@@ -15,6 +15,9 @@ public interface GroundTruth {
     /** Welcome emails received, per site id (the {@code X-Converge-Site} header). */
     Map<String, Long> welcomeEmailsBySite();
 
+    /** Trial reminders received, per site id (the {@code X-Converge-Mail: trial-reminder} messages). */
+    Map<String, Long> remindersBySite();
+
     /** Per-site databases that exist now (empty when no PostgreSQL leaf is used). */
     Set<String> databases();
 }

@@ -28,7 +28,18 @@ public final class LocalTruth implements GroundTruth {
     public Map<String, Long> welcomeEmailsBySite() {
         Map<String, Long> out = new TreeMap<>();
         for (LocalSmtp.ReceivedMail m : leaves.smtp().received()) {
-            if (m.siteId() != null) {
+            if (m.siteId() != null && m.welcome()) {
+                out.merge(m.siteId(), 1L, Long::sum);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> remindersBySite() {
+        Map<String, Long> out = new TreeMap<>();
+        for (LocalSmtp.ReceivedMail m : leaves.smtp().received()) {
+            if (m.siteId() != null && dev.converge.provisioning.mail.SmtpMailer.TRIAL_REMINDER.equals(m.kind())) {
                 out.merge(m.siteId(), 1L, Long::sum);
             }
         }

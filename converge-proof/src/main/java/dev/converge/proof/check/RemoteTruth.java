@@ -52,11 +52,21 @@ public final class RemoteTruth implements GroundTruth {
 
     @Override
     public Map<String, Long> welcomeEmailsBySite() {
+        return emailsBySite(dev.converge.provisioning.mail.SmtpMailer.WELCOME);
+    }
+
+    @Override
+    public Map<String, Long> remindersBySite() {
+        return emailsBySite(dev.converge.provisioning.mail.SmtpMailer.TRIAL_REMINDER);
+    }
+
+    private Map<String, Long> emailsBySite(String kind) {
         Map<String, Long> out = new TreeMap<>();
         try {
             for (JsonNode m : JSON.readTree(get(mailsimUrl + "/messages")).path("messages")) {
                 JsonNode site = m.get("site_id");
-                if (site != null && !site.isNull()) {
+                if (site != null && !site.isNull()
+                        && kind.equals(m.path("kind").asText(dev.converge.provisioning.mail.SmtpMailer.WELCOME))) {
                     out.merge(site.asText(), 1L, Long::sum);
                 }
             }

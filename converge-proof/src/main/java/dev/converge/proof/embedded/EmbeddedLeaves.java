@@ -51,7 +51,7 @@ public final class EmbeddedLeaves implements AutoCloseable {
      */
     public ProvisioningConfig config(Duration trialWindow, Duration flowDeadline, PostgresLeafConfig database,
             Duration callTimeout) {
-        return new ProvisioningConfig("sites.example", trialWindow, "https://account.sites.example/sites/{site_id}",
+        return new ProvisioningConfig("sites.example", trialWindow, null, "https://account.sites.example/sites/{site_id}",
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http(LeafSim.GITHOST, callTimeout), "converge-sites", true),
                 HostingConfig.of(http(LeafSim.HOSTING, callTimeout), "srv-1"),

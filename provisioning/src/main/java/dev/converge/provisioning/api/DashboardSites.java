@@ -76,7 +76,7 @@ final class DashboardSites {
      */
     List<Map<String, Object>> sites(Long tenantId, String state, Long before) {
         StringBuilder sql = new StringBuilder("SELECT s.id, s.tenant_id, t.name AS tenant, s.subdomain, s.state,"
-                + " s.provision_flow_id, s.teardown_flow_id, s.failure, s.created_at, s.updated_at"
+                + " s.provision_flow_id, s.teardown_flow_id, s.failure, s.created_at, s.updated_at, s.subscription, s.trial_ends_at"
                 + " FROM pv_site s JOIN pv_tenant t ON t.id = s.tenant_id WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
         if (tenantId != null) {

@@ -19,6 +19,7 @@ public enum ProblemType {
     VALIDATION_FAILED("validation-failed", 422, "Invalid request"),
     SUBDOMAIN_TAKEN("subdomain-taken", 409, "Subdomain already taken"),
     SITE_BUSY("site-busy", 409, "The site changed while the request ran"),
+    NOT_SUBSCRIBABLE("not-subscribable", 409, "The site's trial no longer runs"),
     TURN_RUNNING("turn-running", 409, "A turn of this conversation is still running"),
     PAYLOAD_TOO_LARGE("payload-too-large", 413, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),

@@ -24,6 +24,7 @@ import java.util.Set;
 final class SiteRoutes {
     static final String COLLECTION = "/v1/sites";
     static final String ONE = "/v1/sites/{id}";
+    static final String SUBSCRIPTION = "/v1/sites/{id}/subscription";
     private static final Set<String> FIELDS = Set.of("lead_id", "subdomain", "template", "plan");
     private static final int DELETE_ATTEMPTS = 3;
 
@@ -42,6 +43,8 @@ final class SiteRoutes {
         routes.get(ONE, authz.allow(Scope.TENANT_READ, this::get));
         // an agent deletes only through delete_site, with a person's approval; an approver mints, never deletes
         routes.delete(ONE, authz.allow(EnumSet.of(Scope.SERVICE), this::delete));
+        // a subscription is the customer's payment decision, taken by the tenant's backend: no agent tool does it
+        routes.post(SUBSCRIPTION, authz.allow(EnumSet.of(Scope.SERVICE), this::subscribe));
     }
 
     private void create(Context ctx) {
@@ -86,6 +89,29 @@ final class SiteRoutes {
         SitePage.Query q = SitePage.Query.of(ctx);
         List<Site> rows = sites.list(tenant.id(), q.state(), q.after(), q.limit() + 1);
         parts.json(200, SitePage.of(rows, q.limit(), sites), Map.of()).send(ctx);
+    }
+
+    /**
+     * Subscribes the site while its trial runs: 200 with the site, the same on a repeat (the write is
+     * conditional on the trial, so repeating changes nothing); 409 once the trial has expired or the
+     * site failed or was deleted. No body is read: there is nothing to choose.
+     */
+    private void subscribe(Context ctx) {
+        Tenant tenant = Authz.tenant(ctx);
+        long id = PathIds.id(ctx);
+        Sites.SubscribeOutcome outcome = sites.subscribe(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", id));
+        if (outcome instanceof Sites.Subscribed subscribed) {
+            parts.json(200, sites.view(subscribed.site()), Map.of()).send(ctx);
+            return;
+        }
+        Site site = ((Sites.NotSubscribable) outcome).site();
+        String why = switch (site.subscription()) {
+            case EXPIRED -> "The trial of this site ended at " + sites.receipt(site).subscriptionDeadline()
+                    + " and the site was taken down. Request a new site to start again.";
+            default -> "The site is " + site.state().sql() + ": only a site in provisioning or active can be subscribed.";
+        };
+        throw new ApiProblem(ProblemType.NOT_SUBSCRIBABLE, why).with("site_id", site.id())
+                .with("state", site.state().sql()).with("subscription", site.subscription().sql());
     }
 
     /** Starts the teardown; repeating it is harmless and answers the same way. */

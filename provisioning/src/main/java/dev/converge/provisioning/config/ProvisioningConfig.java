@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  * receipts state (base domain, trial window, account URL). Validated when built; facts that are
  * not configured are reported as such in receipts, never invented.
  *
- * @param trialWindow       how long a new site's trial lasts; null if none is configured
+ * @param trialWindow       how long a new site's trial lasts; null if none is configured (sites never expire)
+ * @param trialReminder     how long before the trial's end its reminder email goes out; null for the default,
+ *                          a quarter of the window and at most {@link #DEFAULT_REMINDER}
  * @param accountUrl        where the customer manages their account; {@code {site_id}} is replaced; null if none
  * @param flowDeadline      a provisioning that has not ended by then is failed by the watchdog
  * @param idempotencyTtl    how long an {@code Idempotency-Key} is remembered
@@ -28,6 +30,7 @@ import java.util.regex.Pattern;
 public record ProvisioningConfig(
         String baseDomain,
         Duration trialWindow,
+        Duration trialReminder,
         String accountUrl,
         Duration flowDeadline,
         Duration idempotencyTtl,
@@ -39,6 +42,9 @@ public record ProvisioningConfig(
         MailLookup mailLookup,
         ResourceTags tags) {
 
+    /** The longest default reminder lead: three days before the end of the trial. */
+    public static final Duration DEFAULT_REMINDER = Duration.ofDays(3);
+
     private static final Pattern DOMAIN = Pattern.compile("([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}");
 
     public ProvisioningConfig {
@@ -47,6 +53,15 @@ public record ProvisioningConfig(
         }
         if (trialWindow != null && (trialWindow.isNegative() || trialWindow.isZero())) {
             throw new IllegalArgumentException("trialWindow must be positive when set");
+        }
+        if (trialWindow == null) {
+            trialReminder = null;
+        } else if (trialReminder == null) {
+            Duration quarter = trialWindow.dividedBy(4);
+            trialReminder = quarter.compareTo(DEFAULT_REMINDER) < 0 ? quarter : DEFAULT_REMINDER;
+        } else if (trialReminder.isNegative() || trialReminder.isZero() || trialReminder.compareTo(trialWindow) >= 0) {
+            throw new IllegalArgumentException("trialReminder must be positive and shorter than the trial window ("
+                    + trialWindow + "), was " + trialReminder);
         }
         if (accountUrl != null && !accountUrl.startsWith("https://") && !accountUrl.startsWith("http://")) {
             throw new IllegalArgumentException("accountUrl must be an http(s) URL");
@@ -62,7 +77,7 @@ public record ProvisioningConfig(
 
     /** This configuration for another installation. */
     public ProvisioningConfig withTags(ResourceTags t) {
-        return new ProvisioningConfig(baseDomain, trialWindow, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
+        return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
                 license, database, smtp, mailLookup, t);
     }
 }

@@ -15,6 +15,8 @@ public final class SiteJobs {
     }
 
     public static final String WELCOME_POOL = "welcome-email";
+    /** The single-use tokens of trial reminders: one per site, added when its reminder is queued. */
+    public static final String REMINDER_POOL = "trial-reminder";
 
     public final JobType<ResourceStep> createResource;
     public final JobType<SiteRef> deploy;
@@ -23,6 +25,7 @@ public final class SiteJobs {
     public final JobType<SiteRef> reportFailure;
     public final JobType<SiteRef> teardown;
     public final JobType<SiteRef> reportTeardownFailure;
+    public final JobType<SiteRef> trialReminder;
 
     /**
      * @param stepRetry how steps that call leaves retry (by their own safety: the ledger decides what
@@ -38,6 +41,8 @@ public final class SiteJobs {
         teardown = JobType.of("site.teardown", SiteRef.class).withRetry(RetryPolicy.attempts(10_000)
                 .backoff(Duration.ofMillis(200)).cappedAt(Duration.ofSeconds(30))).withTimeout(stepTimeout);
         reportTeardownFailure = JobType.of("site.report-teardown-failure", SiteRef.class).withRetry(stepRetry);
+        // guarded by its token like the welcome email: the job may retry, the send happens at most once
+        trialReminder = JobType.of("site.trial-reminder", SiteRef.class).withRetry(stepRetry).withTimeout(stepTimeout);
     }
 
     private SiteJobs(SiteJobs from, JobType<SiteRef> deploy) {
@@ -48,6 +53,7 @@ public final class SiteJobs {
         this.reportFailure = from.reportFailure;
         this.teardown = from.teardown;
         this.reportTeardownFailure = from.reportTeardownFailure;
+        this.trialReminder = from.trialReminder;
     }
 
     /**

@@ -17,7 +17,11 @@ import java.util.List;
 public final class LocalSmtp implements AutoCloseable {
     /** What the server received, with the headers a checker counts by. */
     public record ReceivedMail(String messageId, String from, List<String> to, String subject, String siteId,
-            String sendToken) {
+            String sendToken, String kind) {
+        /** A welcome email (also one from before messages carried their kind). */
+        public boolean welcome() {
+            return kind == null || SmtpMailer.WELCOME.equals(kind);
+        }
     }
 
     private final GreenMail greenMail;
@@ -49,9 +53,15 @@ public final class LocalSmtp implements AutoCloseable {
         return Arrays.stream(greenMail.getReceivedMessages()).map(LocalSmtp::describe).toList();
     }
 
-    /** How many received mails carry {@code X-Converge-Site: siteId}. */
+    /** How many received welcome mails carry {@code X-Converge-Site: siteId}. */
     public long countForSite(String siteId) {
-        return received().stream().filter(mail -> siteId.equals(mail.siteId())).count();
+        return received().stream().filter(mail -> mail.welcome() && siteId.equals(mail.siteId())).count();
+    }
+
+    /** How many received trial reminders carry {@code X-Converge-Site: siteId}. */
+    public long remindersForSite(String siteId) {
+        return received().stream().filter(mail -> SmtpMailer.TRIAL_REMINDER.equals(mail.kind())
+                && siteId.equals(mail.siteId())).count();
     }
 
     /** Waits until at least {@code count} mails arrived; false on timeout. */
@@ -70,7 +80,8 @@ public final class LocalSmtp implements AutoCloseable {
             Address[] to = message.getAllRecipients();
             return new ReceivedMail(message.getMessageID(), from == null || from.length == 0 ? null : from[0].toString(),
                     to == null ? List.of() : Arrays.stream(to).map(Address::toString).toList(), message.getSubject(),
-                    message.getHeader(SmtpMailer.SITE_HEADER, null), message.getHeader(SmtpMailer.TOKEN_HEADER, null));
+                    message.getHeader(SmtpMailer.SITE_HEADER, null), message.getHeader(SmtpMailer.TOKEN_HEADER, null),
+                    message.getHeader(SmtpMailer.KIND_HEADER, null));
         } catch (MessagingException e) {
             throw new IllegalStateException("GreenMail holds an unreadable message", e);
         }

@@ -25,14 +25,14 @@ import java.util.concurrent.Executors;
  * welcome-email step (after a crash between the send and the token spend) can ask the mail
  * server itself whether a message with a send token arrived, instead of trusting our database.
  *
- * <p>Routes: {@code GET /health}; {@code GET /messages} (every message's site id and send token);
+ * <p>Routes: {@code GET /health}; {@code GET /messages} (every message's site id, send token and kind);
  * {@code GET /tokens/{token}} (200 if a message with that send token arrived, 404 if not).
  */
 public final class MailSim implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One received message, by the headers the checker counts by. */
-    public record Received(String messageId, String siteId, String sendToken) {
+    public record Received(String messageId, String siteId, String sendToken, String kind) {
     }
 
     private final GreenMail greenMail;
@@ -79,7 +79,7 @@ public final class MailSim implements AutoCloseable {
         for (MimeMessage m : greenMail.getReceivedMessages()) {
             try {
                 out.add(new Received(m.getMessageID(), m.getHeader(SmtpMailer.SITE_HEADER, null),
-                        m.getHeader(SmtpMailer.TOKEN_HEADER, null)));
+                        m.getHeader(SmtpMailer.TOKEN_HEADER, null), m.getHeader(SmtpMailer.KIND_HEADER, null)));
             } catch (MessagingException e) {
                 throw new IllegalStateException("GreenMail holds an unreadable message", e);
             }
@@ -110,6 +110,7 @@ public final class MailSim implements AutoCloseable {
                 m.put("message_id", r.messageId());
                 m.put("site_id", r.siteId());
                 m.put("send_token", r.sendToken());
+                m.put("kind", r.kind() == null ? SmtpMailer.WELCOME : r.kind());
                 list.add(m);
             }
             send(ex, 200, Map.of("messages", list));

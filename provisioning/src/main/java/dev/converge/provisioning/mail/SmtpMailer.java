@@ -28,6 +28,10 @@ public final class SmtpMailer {
     public static final String LEAF = "smtp";
     public static final String SITE_HEADER = "X-Converge-Site";
     public static final String TOKEN_HEADER = "X-Converge-Send-Token";
+    /** What the message is: {@link #WELCOME} or {@link #TRIAL_REMINDER}; a checker counts each kind apart. */
+    public static final String KIND_HEADER = "X-Converge-Mail";
+    public static final String WELCOME = "welcome";
+    public static final String TRIAL_REMINDER = "trial-reminder";
     private static final Logger log = LoggerFactory.getLogger(SmtpMailer.class);
 
     private final SmtpConfig config;
@@ -54,7 +58,26 @@ public final class SmtpMailer {
      * after another sender already sent it.
      */
     public MailReceipt send(WelcomeEmail mail, Runnable lastCheck) {
-        String messageId = "<welcome." + mail.siteId() + "." + mail.sendToken() + "@converge>";
+        return send(new Outgoing(WELCOME, mail.to(), mail.siteId(), mail.sendToken(), "Welcome to " + mail.siteName(),
+                "Your site " + mail.siteName() + " is ready at " + mail.siteUrl() + ".\n"), lastCheck);
+    }
+
+    /** Sends a trial's reminder once, as {@link #send(WelcomeEmail, Runnable)} sends a welcome. */
+    public MailReceipt send(TrialReminderEmail mail, Runnable lastCheck) {
+        String subscribe = mail.accountUrl() == null ? "Subscribe through your account to keep it."
+                : "Subscribe at " + mail.accountUrl() + " to keep it.";
+        return send(new Outgoing(TRIAL_REMINDER, mail.to(), mail.siteId(), mail.sendToken(),
+                "The trial of " + mail.siteName() + " ends soon",
+                "The trial of your site " + mail.siteName() + " (" + mail.siteUrl() + ") ends at " + mail.deadline()
+                        + ". " + subscribe + " Without a subscription the site is taken down then.\n"), lastCheck);
+    }
+
+    /** One message of one kind about one site, as it goes out. */
+    private record Outgoing(String kind, String to, String siteId, String sendToken, String subject, String text) {
+    }
+
+    private MailReceipt send(Outgoing mail, Runnable lastCheck) {
+        String messageId = "<" + mail.kind() + "." + mail.siteId() + "." + mail.sendToken() + "@converge>";
         MimeMessage message = compose(mail, messageId);
         StagedSmtpTransport transport = new StagedSmtpTransport(session,
                 new URLName("smtp", config.host(), config.port(), null, null, null), lastCheck);
@@ -68,7 +91,7 @@ public final class SmtpMailer {
         try {
             transport.sendMessage(message, message.getAllRecipients());
             String accepted = transport.getLastServerResponse();
-            log.debug("welcome mail {} for site {} accepted: {}", messageId, mail.siteId(), accepted);
+            log.debug("{} mail {} for site {} accepted: {}", mail.kind(), messageId, mail.siteId(), accepted);
             return new MailReceipt(messageId, mail.to(), accepted, Instant.now());
         } catch (MessagingException e) {
             throw classify(e, transport.stage(), messageId);
@@ -108,19 +131,20 @@ public final class SmtpMailer {
         return -1;
     }
 
-    private MimeMessage compose(WelcomeEmail mail, String messageId) {
+    private MimeMessage compose(Outgoing mail, String messageId) {
         try {
             MimeMessage message = new FixedIdMessage(session, messageId);
             message.setFrom(new InternetAddress(config.from(), true));
             message.setRecipient(Message.RecipientType.TO, new InternetAddress(mail.to(), true));
-            message.setSubject("Welcome to " + mail.siteName(), "UTF-8");
-            message.setText("Your site " + mail.siteName() + " is ready at " + mail.siteUrl() + ".\n", "UTF-8");
+            message.setSubject(mail.subject(), "UTF-8");
+            message.setText(mail.text(), "UTF-8");
+            message.setHeader(KIND_HEADER, mail.kind());
             message.setHeader(SITE_HEADER, mail.siteId());
             message.setHeader(TOKEN_HEADER, mail.sendToken());
             message.saveChanges();
             return message;
         } catch (MessagingException e) {
-            throw new IllegalArgumentException("cannot build the welcome email: " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot build the " + mail.kind() + " email: " + e.getMessage(), e);
         }
     }
 

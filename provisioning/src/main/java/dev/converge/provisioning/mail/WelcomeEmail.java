@@ -19,7 +19,7 @@ public record WelcomeEmail(String to, String siteId, String siteName, String sit
     }
 
     /** Values that go into headers and the Message-ID: no spaces, brackets, '@' or control characters. */
-    private static void requireHeaderSafe(String value, String name) {
+    static void requireHeaderSafe(String value, String name) {
         if (value == null || !value.matches("[A-Za-z0-9._:-]{1,128}")) {
             throw new IllegalArgumentException(name + " must be 1..128 of [A-Za-z0-9._:-]: " + value);
         }

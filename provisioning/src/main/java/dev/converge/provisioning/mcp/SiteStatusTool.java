@@ -13,7 +13,8 @@ final class SiteStatusTool {
     static SiteTool declaration(ProvisioningService service) {
         return new SiteTool("get_site_status", "Get a site's status",
                 "Shows a site of this tenant: its state (provisioning, active, failed, needs_attention, deleting, "
-                        + "deleted), its resources, its history and its receipt.",
+                        + "deleted), its resources, its history and its receipt; the receipt says whether it is on trial, "
+                        + "subscribed or expired, and the trial's deadline and whole days left (trial_days_left).",
                 RepetitionSafety.READ_ONLY, false,
                 new ToolArgs(List.of(ToolArg.integer(SiteTool.SITE_ID, "The site's id.").required())),
                 null, call -> {

@@ -44,8 +44,16 @@ public final class ServiceOptions {
     @Option(names = "--base-domain", defaultValue = "sites.example", description = "Domain sites live under.")
     String baseDomain;
 
-    @Option(names = "--trial-days", description = "Trial window stated in receipts; none if unset.")
+    @Option(names = "--trial-days", description = "Trial window in days (as --trial Nd).")
     Integer trialDays;
+
+    @Option(names = "--trial", converter = DurationConverter.class, description = "How long a new site's trial lasts "
+            + "(90s, 2h, 14d): a site not subscribed by then is taken down. None if unset: sites never expire.")
+    Duration trial;
+
+    @Option(names = "--trial-reminder", converter = DurationConverter.class, description = "How long before the end "
+            + "of a trial its reminder email goes out. Default: a quarter of the trial, at most 3 days.")
+    Duration trialReminder;
 
     @Option(names = "--account-url", description = "Account page stated in receipts ({site_id} is replaced); none if unset.")
     String accountUrl;
@@ -118,7 +126,17 @@ public final class ServiceOptions {
                 env("CONVERGE_SITE_DB_PASSWORD", null) == null ? null : ApiToken.of(env("CONVERGE_SITE_DB_PASSWORD", null)),
                 siteDbPrefix, null, null);
         MailLookup mailLookup = mailLookupUrl == null ? null : new HttpMailLookup(mailLookupUrl);
-        return new ProvisioningConfig(baseDomain, trialDays == null ? null : Duration.ofDays(trialDays), accountUrl,
+        if (trialDays != null && trial != null) {
+            throw new IllegalArgumentException("give either --trial or --trial-days, not both");
+        }
+        if (trialDays != null && trialDays <= 0) {
+            throw new IllegalArgumentException("--trial-days must be positive, was " + trialDays);
+        }
+        Duration window = trial != null ? trial : trialDays == null ? null : Duration.ofDays(trialDays);
+        if (trialReminder != null && window == null) {
+            throw new IllegalArgumentException("--trial-reminder needs a trial (--trial)");
+        }
+        return new ProvisioningConfig(baseDomain, window, trialReminder, accountUrl,
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http("githost"), gitOrg, true),
                 HostingConfig.of(http("hosting"), hostingServer),

@@ -9,6 +9,8 @@ import java.util.Map;
  * The result of an irreversible request, as its user's receipt (R15): what was created, where it
  * will be, what to do next, and by when. The deadline comes from the service's configuration;
  * where none is configured it is null and the note says so, never a duration of our own.
+ * {@code subscription} is trial, subscribed or expired; {@code trial_days_left} counts whole days
+ * to the deadline, rounded up (1 on its last day, 0 once it passed), null outside a running trial.
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Receipt(
@@ -18,7 +20,9 @@ public record Receipt(
         @JsonProperty("expected_url") String expectedUrl,
         @JsonProperty("site_details") Details siteDetails,
         @JsonProperty("account_url") String accountUrl,
+        @JsonProperty("subscription") String subscription,
         @JsonProperty("subscription_deadline") String subscriptionDeadline,
+        @JsonProperty("trial_days_left") Integer trialDaysLeft,
         @JsonProperty("subscription_deadline_note") String subscriptionDeadlineNote,
         @JsonProperty("next_steps") List<String> nextSteps,
         @JsonProperty("links") Map<String, String> links) {

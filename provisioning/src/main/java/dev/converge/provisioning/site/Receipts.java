@@ -7,28 +7,49 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** Writes a site's receipt from what is stored and what is configured: deterministic, never invented. */
 public final class Receipts {
     static final String NO_TRIAL_NOTE = "No trial window is configured for this service: use the window stated in "
             + "your instructions, and never state a duration of your own.";
 
+    static final String NO_DEADLINE_NOTE = "This site was requested before trials had a deadline: it does not expire "
+            + "on its own.";
+
     private final ProvisioningConfig config;
     private final SiteResources resources;
+    private final Supplier<Instant> now;
 
     public Receipts(ProvisioningConfig config, SiteResources resources) {
+        this(config, resources, Instant::now);
+    }
+
+    /** @param now the clock the days left are counted by */
+    public Receipts(ProvisioningConfig config, SiteResources resources, Supplier<Instant> now) {
         this.config = config;
         this.resources = resources;
+        this.now = now;
     }
 
     public Receipt of(Site site) {
-        String deadline = null;
-        String note = NO_TRIAL_NOTE;
-        if (config.trialWindow() != null) {
-            Instant end = site.createdAt().plus(config.trialWindow()).truncatedTo(ChronoUnit.SECONDS);
-            deadline = end.toString();
+        String deadline = site.trialEndsAt() == null ? null
+                : site.trialEndsAt().truncatedTo(ChronoUnit.SECONDS).toString();
+        Integer daysLeft = null;
+        String note;
+        if (site.subscription() == Subscription.SUBSCRIBED) {
+            note = "Subscribed at " + site.subscribedAt().truncatedTo(ChronoUnit.SECONDS) + ": the site stays active.";
+        } else if (site.subscription() == Subscription.EXPIRED) {
+            note = "The trial ended at " + deadline + " without a subscription: the site was taken down.";
+        } else if (site.trialEndsAt() != null) {
             note = "Subscribe before " + deadline + " to keep the site active: the trial lasts "
-                    + describe(config.trialWindow()) + " from the request, as configured for this service.";
+                    + (config.trialWindow() == null ? "until then" : describe(config.trialWindow()) + " from the request")
+                    + ", as configured for this service.";
+            if (site.state() == SiteState.PROVISIONING || site.state() == SiteState.ACTIVE) {
+                daysLeft = daysLeft(site.trialEndsAt(), now.get());
+            }
+        } else {
+            note = config.trialWindow() == null ? NO_TRIAL_NOTE : NO_DEADLINE_NOTE;
         }
         String account = config.accountUrl() == null ? null
                 : config.accountUrl().replace("{site_id}", Long.toString(site.id()));
@@ -38,7 +59,17 @@ public final class Receipts {
         return new Receipt(site.id(), site.state().sql(), message(site.state()), expectedUrl(site.subdomain()),
                 new Receipt.Details(site.subdomain(), site.template(), site.plan(), site.leadId(),
                         site.createdAt().truncatedTo(ChronoUnit.MILLIS).toString(), resources.planned()),
-                account, deadline, note, nextSteps(site), links);
+                account, site.subscription().sql(), deadline, daysLeft, note, nextSteps(site), links);
+    }
+
+    /** Whole days to the deadline, rounded up: 1 on its last day, 0 once it passed. */
+    static int daysLeft(Instant deadline, Instant now) {
+        long ms = java.time.Duration.between(now, deadline).toMillis();
+        if (ms <= 0) {
+            return 0;
+        }
+        long day = java.time.Duration.ofDays(1).toMillis();
+        return (int) ((ms + day - 1) / day);
     }
 
     public String expectedUrl(String subdomain) {
@@ -61,7 +92,10 @@ public final class Receipts {
         return switch (site.state()) {
             case PROVISIONING -> List.of("Poll " + self + " until its state is active.",
                     "The lead receives a welcome email when the site is live.");
-            case ACTIVE -> List.of("Share the site URL with the customer.", "Subscribe before the deadline to keep it.");
+            case ACTIVE -> site.subscription() == Subscription.TRIAL && site.trialEndsAt() != null
+                    ? List.of("Share the site URL with the customer.",
+                            "Subscribe before the deadline to keep it: POST /v1/sites/" + site.id() + "/subscription.")
+                    : List.of("Share the site URL with the customer.");
             case FAILED -> List.of("Request the site again (a new Idempotency-Key); the subdomain is free to reuse once deleted.",
                     "DELETE /v1/sites/" + site.id() + " frees the subdomain.");
             case NEEDS_ATTENTION -> List.of("Contact support with the site id; do not retry blindly.");

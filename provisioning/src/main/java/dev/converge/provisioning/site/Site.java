@@ -4,11 +4,13 @@ import java.time.Instant;
 
 /**
  * A site as stored. {@code receipt} is the JSON receipt given when it was requested;
- * {@code confirmation} what was recorded when it became active; {@code failure} why it did not.
+ * {@code confirmation} what was recorded when it became active; {@code failure} why it did not;
+ * {@code trialEndsAt} the deadline fixed at the request (null: none, the site never expires on its
+ * own); {@code subscribedAt} when its tenant subscribed it.
  */
 public record Site(long id, long tenantId, long leadId, String subdomain, String template, String plan,
         SiteState state, Long provisionFlowId, Long teardownFlowId, String receipt, String confirmation, String failure,
-        Instant createdAt, Instant updatedAt) {
+        Instant createdAt, Instant updatedAt, Subscription subscription, Instant trialEndsAt, Instant subscribedAt) {
 
     /** The subject of this site's flows and ledger entries. */
     public String subject() {

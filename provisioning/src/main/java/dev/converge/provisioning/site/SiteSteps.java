@@ -73,7 +73,8 @@ public final class SiteSteps {
         resources.all().forEach(b::resource);
         if (!works) {
             return b.declare(jobs.createResource).declare(jobs.deploy).declare(jobs.welcome).declare(jobs.confirm)
-                    .declare(jobs.reportFailure).declare(jobs.teardown).declare(jobs.reportTeardownFailure);
+                    .declare(jobs.reportFailure).declare(jobs.teardown).declare(jobs.reportTeardownFailure)
+                    .declare(jobs.trialReminder);
         }
         if (replacement != null) {
             replacement.register(b, jobs, new StepHandlers.Parts(store, sites, leads, events, resources, mailer, receipts));
@@ -84,7 +85,8 @@ public final class SiteSteps {
         return b.handle(jobs.deploy, releasingWhenThrottled(this::deploy))
                 .handle(jobs.reportFailure, this::reportFailure)
                 .handle(jobs.teardown, releasingWhenThrottled(this::teardown))
-                .handle(jobs.reportTeardownFailure, this::reportTeardownFailure);
+                .handle(jobs.reportTeardownFailure, this::reportTeardownFailure)
+                .handle(jobs.trialReminder, this::trialReminder);
     }
 
     /** The create, welcome and confirm handlers to register instead of these steps' own; null for the own. */
@@ -134,7 +136,7 @@ public final class SiteSteps {
             return;
         }
         Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
-        ctx.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), new WelcomeMail(mailer, config.mailLookup(),
+        ctx.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), SiteMail.welcome(mailer, config.mailLookup(),
                 lead.email(), Long.toString(site.id()), site.subdomain(), receipts.expectedUrl(site.subdomain())));
     }
 
@@ -162,6 +164,30 @@ public final class SiteSteps {
         if (site(site.id()).state() == SiteState.ACTIVE) {
             ctx.enqueue(Job.of(jobs.welcome, ref).uniqueKey(welcomeKey(site.id())));
         }
+    }
+
+    /**
+     * A trial's reminder, queued once per site by {@link TrialDeadlines}: sent only while the trial
+     * still runs on a live site (a site subscribed, expired or deleted meanwhile gets none), at most
+     * once by its token however often the job is delivered.
+     */
+    void trialReminder(SiteRef ref, JobContext ctx) {
+        Site site = site(ref.siteId());
+        if (site.state() == SiteState.PROVISIONING && site.subscription() == Subscription.TRIAL) {
+            ctx.release(Duration.ofSeconds(2)); // not live yet: remind once it is (or skip if it fails)
+            return;
+        }
+        if (site.subscription() != Subscription.TRIAL || site.state() != SiteState.ACTIVE || site.trialEndsAt() == null) {
+            log.info("site {} is {} ({}): its trial reminder is not sent", site.id(), site.state().sql(),
+                    site.subscription().sql());
+            return;
+        }
+        Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
+        String account = receipts.of(site).accountUrl();
+        ctx.tokens().useOnce(ctx, SiteJobs.REMINDER_POOL, site.subject(), SiteMail.trialReminder(mailer,
+                config.mailLookup(), lead.email(), Long.toString(site.id()), site.subdomain(),
+                receipts.expectedUrl(site.subdomain()),
+                site.trialEndsAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString(), account));
     }
 
     static String welcomeKey(long siteId) {

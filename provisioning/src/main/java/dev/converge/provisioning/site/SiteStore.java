@@ -18,10 +18,13 @@ import java.util.Optional;
  */
 public final class SiteStore {
     private static final String COLUMNS = "id, tenant_id, lead_id, subdomain, template, plan, state, provision_flow_id, "
-            + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at";
+            + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at, subscription, trial_ends_at, subscribed_at";
+    /** The states in which a site's trial still runs: a failed or deleted site has nothing left to expire. */
+    private static final String TRIAL_RUNS = "subscription = 'trial' AND state IN ('provisioning', 'active')";
 
     private final Dialect dialect;
     private final Sql insert;
+    private final Sql insertWithTrial;
     private final Sql claimSubdomain;
     private final Sql subdomainHolder;
     private final Sql freeSubdomain;
@@ -34,11 +37,19 @@ public final class SiteStore {
     private final Sql move;
     private final Sql confirm;
     private final Sql activeOfLead;
+    private final Sql subscribe;
+    private final Sql expire;
+    private final Sql dueForExpiry;
+    private final Sql dueForReminder;
+    private final Sql markReminded;
 
     public SiteStore(Dialect d) {
         this.dialect = d;
         insert = Sql.of(d, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, created_at, "
                 + "updated_at) VALUES (:tenant_id, :lead_id, :subdomain, :template, :plan, 'provisioning', '{}', {now}, {now})");
+        insertWithTrial = Sql.of(d, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, "
+                + "created_at, updated_at, trial_ends_at) VALUES (:tenant_id, :lead_id, :subdomain, :template, :plan, "
+                + "'provisioning', '{}', {now}, {now}, {now+:trial_ms})");
         claimSubdomain = Sql.of(d, "INSERT INTO pv_subdomain (subdomain, site_id, tenant_id, created_at) "
                 + "VALUES (:subdomain, :site_id, :tenant_id, {now})" + d.onConflictDoNothing());
         subdomainHolder = Sql.of(d, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain");
@@ -56,12 +67,29 @@ public final class SiteStore {
         confirm = Sql.of(d, "UPDATE pv_site SET state = 'active', confirmation = :confirmation, updated_at = {now} "
                 + "WHERE id = :id AND state = 'provisioning'");
         activeOfLead = Sql.of(d, "SELECT COUNT(*) FROM pv_site WHERE lead_id = :lead_id AND state = 'active'");
+        // a late subscription (deadline passed, expiry not yet run) is still taken: the expiry is what ends a trial
+        subscribe = Sql.of(d, "UPDATE pv_site SET subscription = 'subscribed', subscribed_at = {now}, updated_at = {now} "
+                + "WHERE id = :id AND tenant_id = :tenant_id AND " + TRIAL_RUNS);
+        expire = Sql.of(d, "UPDATE pv_site SET subscription = 'expired', state = 'deleting', updated_at = {now} "
+                + "WHERE id = :id AND " + TRIAL_RUNS + " AND trial_ends_at <= {now}");
+        dueForExpiry = Sql.of(d, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at <= {now} "
+                + "ORDER BY trial_ends_at, id LIMIT :limit");
+        dueForReminder = Sql.of(d, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at > {now} "
+                + "AND trial_ends_at <= {now+:remind_ms} AND reminder_at IS NULL ORDER BY trial_ends_at, id LIMIT :limit");
+        markReminded = Sql.of(d, "UPDATE pv_site SET reminder_at = {now} WHERE id = :id AND reminder_at IS NULL AND "
+                + TRIAL_RUNS);
     }
 
+    /** @param trial how long the site's trial lasts from now (its deadline is stored), or null for none */
     public long insert(Connection c, long tenantId, long leadId, String subdomain, String template, String plan,
-            Instant now) throws SQLException {
-        try (PreparedStatement ps = insert.prepareReturning(c, Params.of().now(now).bigint("tenant_id", tenantId)
-                .bigint("lead_id", leadId).text("subdomain", subdomain).text("template", template).text("plan", plan), "id")) {
+            Instant now, java.time.Duration trial) throws SQLException {
+        Params p = Params.of().now(now).bigint("tenant_id", tenantId).bigint("lead_id", leadId).text("subdomain", subdomain)
+                .text("template", template).text("plan", plan);
+        Sql statement = trial == null ? insert : insertWithTrial;
+        if (trial != null) {
+            p.bigint("trial_ms", trial.toMillis());
+        }
+        try (PreparedStatement ps = statement.prepareReturning(c, p, "id")) {
             ps.executeUpdate();
             try (ResultSet rs = ps.getGeneratedKeys()) {
                 rs.next();
@@ -135,11 +163,45 @@ public final class SiteStore {
         return activeOfLead.queryOne(c, Params.of().bigint("lead_id", leadId), rs -> rs.getInt(1));
     }
 
+    /**
+     * trial -> subscribed, for a site whose trial still runs; false otherwise (already subscribed,
+     * expired, failed, deleted). The one write that decides a subscription racing the expiry.
+     */
+    public boolean subscribe(Connection c, long tenantId, long id, Instant now) throws SQLException {
+        return subscribe.update(c, Params.of().now(now).bigint("id", id).bigint("tenant_id", tenantId)) == 1;
+    }
+
+    /**
+     * trial -> expired and provisioning/active -> deleting, for a site whose deadline has passed;
+     * false if it was subscribed (or had moved on) first. The expiry's side of the same decision.
+     */
+    public boolean expire(Connection c, long id, Instant now) throws SQLException {
+        return expire.update(c, Params.of().now(now).bigint("id", id)) == 1;
+    }
+
+    /** Sites whose trial has run out and that are still up, oldest deadline first. */
+    public List<Long> dueForExpiry(Connection c, Instant now, int limit) throws SQLException {
+        return dueForExpiry.query(c, Params.of().now(now).integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    /** Sites whose trial ends within {@code before} of now, not yet reminded. */
+    public List<Long> dueForReminder(Connection c, Instant now, java.time.Duration before, int limit) throws SQLException {
+        return dueForReminder.query(c, Params.of().now(now).bigint("remind_ms", before.toMillis())
+                .integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    /** Notes that the site's reminder is queued; false if it already was (or its trial no longer runs). */
+    public boolean markReminded(Connection c, long id, Instant now) throws SQLException {
+        return markReminded.update(c, Params.of().now(now).bigint("id", id)) == 1;
+    }
+
     private static Site row(ResultSet rs) throws SQLException {
         return new Site(rs.getLong("id"), rs.getLong("tenant_id"), rs.getLong("lead_id"), rs.getString("subdomain"),
                 rs.getString("template"), rs.getString("plan"), SiteState.fromSql(rs.getString("state")),
                 Sql.nullableLong(rs, "provision_flow_id"), Sql.nullableLong(rs, "teardown_flow_id"),
                 rs.getString("receipt"), rs.getString("confirmation"), rs.getString("failure"),
-                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
+                Subscription.fromSql(rs.getString("subscription")), Sql.instant(rs, "trial_ends_at"),
+                Sql.instant(rs, "subscribed_at"));
     }
 }

@@ -37,6 +37,18 @@ public final class Sites {
     public record SubdomainTaken(String subdomain, Optional<Site> sameLead) implements RequestOutcome {
     }
 
+    /** What a subscription request came to. */
+    public sealed interface SubscribeOutcome permits Subscribed, NotSubscribable {
+    }
+
+    /** The site is subscribed; {@code justNow} is false when it already was (a repeated request). */
+    public record Subscribed(Site site, boolean justNow) implements SubscribeOutcome {
+    }
+
+    /** The site's trial no longer runs: it expired, failed, or was deleted. */
+    public record NotSubscribable(Site site) implements SubscribeOutcome {
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -46,14 +58,20 @@ public final class Sites {
     private final Leads leads;
     private final SiteFlows flows;
     private final Receipts receipts;
+    private final java.time.Duration trial;
+    private final dev.converge.provisioning.event.Events events;
 
-    public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts) {
+    /** @param trial how long a new site's trial lasts, or null for none (its sites never expire) */
+    public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts,
+            java.time.Duration trial, dev.converge.provisioning.event.Events events) {
         this.store = store;
         this.engine = engine;
         this.sites = sites;
         this.leads = leads;
         this.flows = flows;
         this.receipts = receipts;
+        this.trial = trial;
+        this.events = events;
     }
 
     private static final class Taken extends RuntimeException {
@@ -69,7 +87,7 @@ public final class Sites {
                     throw new InvalidField("lead_id", "does not name a lead of this tenant");
                 }
                 long id = sites.insert(c, tenantId, req.leadId(), req.subdomain(), req.template(), req.plan(),
-                        store.clock().sqlNow());
+                        store.clock().sqlNow(), trial);
                 if (!sites.claimSubdomain(c, req.subdomain(), id, tenantId, store.clock().sqlNow())) {
                     throw new Taken(); // rolls the site row back with it
                 }
@@ -158,6 +176,50 @@ public final class Sites {
                 sites.setTeardownFlow(c, site.id(), run.flowId());
             }
             return sites.get(c, site.id());
+        });
+    }
+
+    /**
+     * Subscribes the site, if its trial still runs. One conditional write decides it against the
+     * expiry ({@link SiteStore#subscribe}): whichever of the two comes first wins, the other
+     * changes nothing. Repeating it is harmless. Empty if the tenant has no such site.
+     */
+    public Optional<SubscribeOutcome> subscribe(long tenantId, long siteId) {
+        return store.inTransaction(c -> {
+            Optional<Site> found = sites.get(c, tenantId, siteId);
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            if (found.get().subscription() == Subscription.SUBSCRIBED) {
+                return Optional.of(new Subscribed(found.get(), false));
+            }
+            if (sites.subscribe(c, tenantId, siteId, store.clock().sqlNow())) {
+                Site site = sites.get(c, siteId).orElseThrow();
+                events.record(c, tenantId, siteId, "site.subscribed", site.subdomain());
+                return Optional.of(new Subscribed(site, true));
+            }
+            Site now = sites.get(c, siteId).orElseThrow();
+            return Optional.of(now.subscription() == Subscription.SUBSCRIBED ? new Subscribed(now, false)
+                    : new NotSubscribable(now));
+        });
+    }
+
+    /**
+     * Takes down a site whose trial ran out without a subscription: the expiry's side of the
+     * conditional write, then the same teardown flow as a delete, in one transaction. False if the
+     * site was subscribed first, is not past its deadline, or is no longer up.
+     */
+    public boolean expire(long siteId) {
+        return store.inTransaction(c -> {
+            Optional<Site> found = sites.get(c, siteId);
+            if (found.isEmpty() || !sites.expire(c, siteId, store.clock().sqlNow())) {
+                return false;
+            }
+            Site site = found.get();
+            FlowRun run = engine.flows().start(c, flows.teardown(site.id(), site.subject(), site.teardownFlowId()));
+            sites.setTeardownFlow(c, site.id(), run.flowId());
+            events.record(c, site.tenantId(), site.id(), "site.expired", site.subdomain());
+            return true;
         });
     }
 

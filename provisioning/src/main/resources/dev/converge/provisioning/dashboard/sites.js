@@ -15,8 +15,10 @@ window.ConvergeDashboard.page('sites', async (ui) => {
     el('p', { class: 'muted' }, 'Every tenant\'s sites, the newest first, with the resources the ledger holds for each.'),
     ui.filters([['tenant_id', 'Tenant id'], ['state', 'State']]),
     r.items.length === 0 ? el('p', {}, 'No sites.') :
-      table(['id', 'tenant', 'subdomain', 'state', 'failure', 'resources', 'flow', 'updated'], r.items.map((st) => [
+      table(['id', 'tenant', 'subdomain', 'state', 'subscription', 'failure', 'resources', 'flow', 'updated'], r.items.map((st) => [
         String(st.id), st.tenant + ' (' + st.tenant_id + ')', st.subdomain, state(st.state),
+        el('span', { 'data-subscription': st.subscription }, st.subscription,
+          st.subscription === 'trial' && st.trial_ends_at ? [' until ', time(st.trial_ends_at)] : ''),
         st.failure_code ? el('span', { title: st.failure || '' }, st.failure_code) : '',
         st.resources.length === 0 ? el('span', { class: 'muted' }, 'none') :
           el('ul', { class: 'plain' }, st.resources.map((e) => el('li', {}, e.kind + ' ' + e.natural_key + ' ', state(e.state),

@@ -238,6 +238,8 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.presenceOfElementLocated(okRow));
         String row = text(wait, okRow);
         assertThat(row).contains("active").contains(SiteResources.REPOSITORY).contains("confirmed").contains("provision ");
+        assertThat(text(wait, By.cssSelector("tr[data-site='" + ok + "'] [data-subscription]"))).as("its trial")
+                .startsWith("trial until ");
         assertThat(text(wait, By.cssSelector("tr[data-site='" + failedSite + "']")))
                 .contains("name_taken_at_provider");
         shot("sites");

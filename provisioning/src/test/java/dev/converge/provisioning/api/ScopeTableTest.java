@@ -55,6 +55,7 @@ class ScopeTableTest {
         TABLE.put("POST /v1/sites", EnumSet.of(Scope.SERVICE));
         TABLE.put("GET /v1/sites", READ);
         TABLE.put("GET /v1/sites/{id}", READ);
+        TABLE.put("POST /v1/sites/{id}/subscription", EnumSet.of(Scope.SERVICE));
         TABLE.put("POST /v1/sites/{id}/welcome-resends", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/sites/{id}/delete-approvals", EnumSet.of(Scope.APPROVER));
         TABLE.put("POST /v1/sites/{id}/retries", EnumSet.of(Scope.APPROVER));
