@@ -114,7 +114,8 @@ public final class HandCommand {
     }
 
     @Command(name = "retry-site", mixinStandardHelpOptions = true,
-            description = "Retry one of your sites that needs attention (approver token).")
+            description = "Retry one of your sites (approver token): a failed one is provisioned again, one that needs "
+                    + "attention continues from where it stopped.")
     public static final class RetrySite extends Act {
         @Option(names = "--site", required = true, description = "The site's id.")
         long site;

@@ -121,7 +121,7 @@ class RulesTableTest {
         List<Row> rows = rows(Files.readString(root.resolve("README.md")));
 
         assertThat(rows).extracting(Row::rule).containsExactly("R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9",
-                "R10", "R11", "R12", "R13", "R14", "R15", "S1", "S2", "S3");
+                "R10", "R11", "R12", "R13", "R14", "R15", "S1", "S2", "S3", "S4");
         assertThat(problems(root, rows)).isEmpty();
     }
 

@@ -30,16 +30,41 @@ public final class SiteFlows {
 
     /** The provisioning flow of the site with this id, run once for its subject. */
     public Flow provisioning(long siteId, String subject) {
+        return provisioning(siteId, subject, null);
+    }
+
+    /**
+     * @param previous the failed provisioning flow a person retries, or null for the first attempt:
+     *                 a flow runs once per subject, so each retry's flow is {@code <subject>/retry-<previous>}
+     */
+    public Flow provisioning(long siteId, String subject, Long previous) {
         SiteRef ref = new SiteRef(siteId);
         Batch create = Batch.named("resources");
         for (String kind : resources.planned()) {
             create.add(Job.of(jobs.createResource, new ResourceStep(siteId, kind)));
         }
-        return Flow.of(PROVISION, subject).deadline(deadline)
+        return Flow.of(PROVISION, previous == null ? subject : retrySubject(subject, previous)).deadline(deadline)
                 .step(create)
                 .step(Job.of(jobs.deploy, ref))
                 .onSuccess(Job.of(jobs.confirm, ref))
                 .onFailure(Job.of(jobs.reportFailure, ref));
+    }
+
+    public static String retrySubject(String subject, long previousFlow) {
+        return subject + "/retry-" + previousFlow;
+    }
+
+    /** The flow a retry's subject names as the one it retried, or null for a first attempt's subject. */
+    public static Long retriedFlow(String flowSubject) {
+        int at = flowSubject.lastIndexOf("/retry-");
+        if (at < 0) {
+            return null;
+        }
+        try {
+            return Long.parseLong(flowSubject.substring(at + "/retry-".length()));
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /**

@@ -108,16 +108,21 @@ public final class OperatorActions {
     }
 
     /**
-     * Retries one of the tenant's sites that needs attention: its teardown (when a delete did not
-     * finish) or its provisioning flow's compensation, from where it stopped.
+     * Retries one of the tenant's sites: one that failed is provisioned again (a new attempt, once
+     * the failed one's compensation finished); one that needs attention gets its teardown (when a
+     * delete did not finish) or its provisioning flow's compensation retried from where it stopped.
      */
     public Outcome retrySite(String actor, long tenantId, long siteId, String reason) {
         ManualAction.validate(actor, reason);
         Site site = sites.get(tenantId, siteId).orElseThrow(() -> new NoSuchElementException("There is no site "
                 + siteId + "."));
+        if (site.state() == SiteState.FAILED) {
+            Sites.Retry r = sites.retryProvisioning(tenantId, siteId, actor, reason);
+            return record(actor, "retry_site", "site " + siteId, reason, r.applied(), r.detail(), site);
+        }
         if (site.state() != SiteState.NEEDS_ATTENTION) {
             return record(actor, "retry_site", "site " + siteId, reason, false, "Site " + siteId + " is "
-                    + site.state().sql() + ", not needs_attention: nothing was retried.", site);
+                    + site.state().sql() + ", neither failed nor needs_attention: nothing was retried.", site);
         }
         if (site.teardownFlowId() != null) {
             sites.delete(tenantId, siteId); // a new teardown walks the ledger again from what is left

@@ -96,7 +96,8 @@ public final class Receipts {
                     ? List.of("Share the site URL with the customer.",
                             "Subscribe before the deadline to keep it: POST /v1/sites/" + site.id() + "/subscription.")
                     : List.of("Share the site URL with the customer.");
-            case FAILED -> List.of("Request the site again (a new Idempotency-Key); the subdomain is free to reuse once deleted.",
+            case FAILED -> List.of("A person of the tenant (approver token) can retry it: POST /v1/sites/" + site.id()
+                    + "/retries with a reason provisions it again on the same subdomain.",
                     "DELETE /v1/sites/" + site.id() + " frees the subdomain.");
             case NEEDS_ATTENTION -> List.of("Contact support with the site id; do not retry blindly.");
             case DELETING -> List.of("Poll " + self + " until its state is deleted.");

@@ -14,7 +14,8 @@ public enum SiteState {
     private static final Map<SiteState, Set<SiteState>> ALLOWED = Map.of(
             PROVISIONING, EnumSet.of(ACTIVE, FAILED, NEEDS_ATTENTION, DELETING),
             ACTIVE, EnumSet.of(DELETING),
-            FAILED, EnumSet.of(DELETING),
+            // a person retried its provisioning, after the failed attempt's compensation
+            FAILED, EnumSet.of(DELETING, PROVISIONING),
             // a person retried its provisioning flow and the compensation then finished
             NEEDS_ATTENTION, EnumSet.of(DELETING, FAILED),
             DELETING, EnumSet.of(DELETED, NEEDS_ATTENTION),

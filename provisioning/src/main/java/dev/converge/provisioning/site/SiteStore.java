@@ -42,6 +42,8 @@ public final class SiteStore {
     private final Sql dueForExpiry;
     private final Sql dueForReminder;
     private final Sql markReminded;
+    private final Sql retry;
+    private final Sql retryRestartingTrial;
 
     public SiteStore(Dialect d) {
         this.dialect = d;
@@ -76,6 +78,12 @@ public final class SiteStore {
                 + "ORDER BY trial_ends_at, id LIMIT :limit");
         dueForReminder = Sql.of(d, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at > {now} "
                 + "AND trial_ends_at <= {now+:remind_ms} AND reminder_at IS NULL ORDER BY trial_ends_at, id LIMIT :limit");
+        // a retried site starts provisioning again; a trial it is still in starts again from now (it had no site)
+        String retrying = "UPDATE pv_site SET state = 'provisioning', failure = NULL, updated_at = {now}";
+        retry = Sql.of(d, retrying + " WHERE id = :id AND state = 'failed'");
+        retryRestartingTrial = Sql.of(d, retrying + ", trial_ends_at = CASE WHEN subscription = 'trial' "
+                + "AND trial_ends_at IS NOT NULL THEN {now+:trial_ms} ELSE trial_ends_at END, reminder_at = NULL "
+                + "WHERE id = :id AND state = 'failed'");
         markReminded = Sql.of(d, "UPDATE pv_site SET reminder_at = {now} WHERE id = :id AND reminder_at IS NULL AND "
                 + TRIAL_RUNS);
     }
@@ -177,6 +185,19 @@ public final class SiteStore {
      */
     public boolean expire(Connection c, long id, Instant now) throws SQLException {
         return expire.update(c, Params.of().now(now).bigint("id", id)) == 1;
+    }
+
+    /**
+     * failed -> provisioning, for a person's retry; false if the site was not failed (two people
+     * retrying at once: one wins). A trial the site is still in restarts from now when {@code trial}
+     * is set.
+     */
+    public boolean retry(Connection c, long id, java.time.Duration trial, Instant now) throws SQLException {
+        Params p = Params.of().now(now).bigint("id", id);
+        if (trial == null) {
+            return retry.update(c, p) == 1;
+        }
+        return retryRestartingTrial.update(c, p.bigint("trial_ms", trial.toMillis())) == 1;
     }
 
     /** Sites whose trial has run out and that are still up, oldest deadline first. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.Converge;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowRun;
+import dev.converge.flow.FlowView;
 import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.provisioning.lead.Leads;
@@ -132,23 +133,39 @@ public final class Sites {
     public SiteView view(Site site) {
         List<SiteView.Resource> resources = engine.ledger().entriesOfSubject(site.subject()).stream()
                 .map(e -> new SiteView.Resource(e.kind(), e.naturalKey(), e.state().sql(), e.leafId())).toList();
-        List<SiteView.HistoryEntry> history = new ArrayList<>();
-        addHistory(history, SiteFlows.PROVISION, site.provisionFlowId());
+        List<Timed> history = new ArrayList<>();
+        // every provisioning attempt, the first one's flow back from the latest's subject
+        Long flowId = site.provisionFlowId();
+        for (int attempt = 0; flowId != null && attempt < 50; attempt++) {
+            Optional<dev.converge.flow.FlowView> flow = engine.flows().get(flowId);
+            addHistory(history, SiteFlows.PROVISION, flowId);
+            flowId = flow.map(f -> SiteFlows.retriedFlow(f.subject())).orElse(null);
+        }
         addHistory(history, SiteFlows.TEARDOWN, site.teardownFlowId());
+        for (dev.converge.provisioning.event.Events.Event e : events.forSite(site.id())) {
+            if (RETRIED.equals(e.kind())) {
+                history.add(new Timed(e.at(), new SiteView.HistoryEntry("retry-site", e.at().toString(),
+                        SiteState.FAILED.sql(), SiteState.PROVISIONING.sql(), "retried " + e.detail())));
+            }
+        }
+        history.sort(java.util.Comparator.comparing(Timed::at));
         SiteFailure failure = site.state() == SiteState.FAILED || site.state() == SiteState.NEEDS_ATTENTION
                 ? SiteFailure.of(site.state(), site.failure()) : null;
         return new SiteView(site.id(), site.state().sql(), site.subdomain(), site.leadId(),
                 failure == null ? null : failure.message(), failure == null ? null : failure.code(), resources,
-                history, receipts.of(site));
+                history.stream().map(Timed::entry).toList(), receipts.of(site));
     }
 
-    private void addHistory(List<SiteView.HistoryEntry> out, String flow, Long flowId) {
+    private record Timed(java.time.Instant at, SiteView.HistoryEntry entry) {
+    }
+
+    private void addHistory(List<Timed> out, String flow, Long flowId) {
         if (flowId == null) {
             return;
         }
         for (FlowEvent e : engine.flows().history(flowId)) {
-            out.add(new SiteView.HistoryEntry(flow, e.at().toString(), e.from() == null ? null : e.from().sql(),
-                    e.to().sql(), SiteFailure.shownReason(e.to().sql(), e.reason())));
+            out.add(new Timed(e.at(), new SiteView.HistoryEntry(flow, e.at().toString(), e.from() == null ? null
+                    : e.from().sql(), e.to().sql(), SiteFailure.shownReason(e.to().sql(), e.reason()))));
         }
     }
 
@@ -203,6 +220,45 @@ public final class Sites {
                     : new NotSubscribable(now));
         });
     }
+
+    /** What a person's retry of a failed site came to. */
+    public record Retry(boolean applied, String detail) {
+    }
+
+    /**
+     * Provisions a failed site again, for a person: once its failed attempt's compensation has
+     * finished (so nothing of it is still being undone), the site moves failed -> provisioning by
+     * one conditional write (two people retrying at once start one attempt) and a new provisioning
+     * flow starts for it. Its resources keep their natural keys, so the ledger adopts or creates
+     * each, never a second one. A trial it is still in restarts from now.
+     */
+    public Retry retryProvisioning(long tenantId, long siteId, String actor, String reason) {
+        Site site = get(tenantId, siteId).orElseThrow(() -> new java.util.NoSuchElementException(
+                "There is no site " + siteId + "."));
+        if (site.state() != SiteState.FAILED) {
+            return new Retry(false, "Site " + siteId + " is " + site.state().sql() + ", not failed: nothing was retried"
+                    + " (someone may have retried it already).");
+        }
+        FlowView failed = site.provisionFlowId() == null ? null : engine.flows().get(site.provisionFlowId()).orElse(null);
+        if (failed != null && failed.state() != dev.converge.flow.FlowState.FAILED) {
+            return new Retry(false, "Site " + siteId + "'s failed provisioning is still " + failed.state().sql()
+                    + ": retry once its compensation has finished.");
+        }
+        return store.inTransaction(c -> {
+            // conditional on failed: the provisioning flow it names is the one read above
+            if (!sites.retry(c, siteId, trial, store.clock().sqlNow())) {
+                return new Retry(false, "Site " + siteId + " changed meanwhile: nothing was retried.");
+            }
+            FlowRun run = engine.flows().start(c, flows.provisioning(site.id(), site.subject(), site.provisionFlowId()));
+            sites.setProvisionFlow(c, site.id(), run.flowId(), site.receipt());
+            events.record(c, tenantId, siteId, RETRIED, "by " + actor + ": " + reason);
+            return new Retry(true, "Site " + siteId + " is being provisioned again (flow " + run.flowId()
+                    + "); the ledger adopts or creates each resource, never a second one.");
+        });
+    }
+
+    /** The event of a person's retry of a failed site, shown in its history. */
+    static final String RETRIED = "site.retried";
 
     /**
      * Takes down a site whose trial ran out without a subscription: the expiry's side of the

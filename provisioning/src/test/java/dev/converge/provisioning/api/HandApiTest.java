@@ -78,10 +78,14 @@ class HandApiTest {
                 assertThat(e.reason()).contains("the hosting leaf is back");
             });
 
-            // an approver retries its own site only while it needs attention
-            ApiClient.Reply notNow = api.client.post("/v1/sites/" + siteId + "/retries", approver, "{\"reason\":\"again\"}");
+            // an approver retries its own site only when it failed or needs attention: an active one is left alone
+            long active = api.client.postSite(tenant.token(), "hand-2", ApiHarness.siteBody(lead,
+                    ApiHarness.subdomain("hand-ok"))).json().get("site_id").asLong();
+            await().atMost(Duration.ofSeconds(30)).until(() -> state(api, tenantId, active) == SiteState.ACTIVE);
+            ApiClient.Reply notNow = api.client.post("/v1/sites/" + active + "/retries", approver, "{\"reason\":\"again\"}");
             assertThat(notNow.status()).isEqualTo(200);
             assertThat(notNow.json().get("applied").asBoolean()).isFalse();
+            assertThat(notNow.json().get("detail").asText()).contains("neither failed nor needs_attention");
             Tenants.Created other = api.tenant();
             assertThat(api.client.post("/v1/sites/" + siteId + "/retries", api.token(other, Scope.APPROVER),
                     "{\"reason\":\"not mine\"}").status()).isEqualTo(404);
@@ -141,8 +145,7 @@ class HandApiTest {
                 assertThat(a.get("reason").asText()).isNotBlank();
                 assertThat(a.get("actor").asText()).matches("(operator|approver):token-\\d+(@tenant-\\d+)?");
             });
-            assertThat(kinds).contains("retry_flow:true", "retry_flow:false", "retry_site:false",
-                    "retry_flow:false",
+            assertThat(kinds).contains("retry_flow:true", "retry_flow:false",
                     "settle_entry_exists:true", "settle_entry_exists:false", "settle_token_unused:true",
                     "retry_job:true", "retry_job:false");
             assertThat(api.service().events().forSite(siteId)).filteredOn(ev -> ev.kind().equals("site.operator_action"))
