@@ -58,6 +58,8 @@ public final class ServerCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         ApiOptions api0 = apiOptions(); // bad limits refused before anything opens
         NodeOptions options = node.options(noWorkers ? 0 : node.concurrency()); // bad flags refused before anything opens
+        // the links it gives out name where it listens, unless --public-url says where clients reach it
+        service.defaultPublicUrl("http://" + ("0.0.0.0".equals(host) || "::".equals(host) ? "localhost" : host) + ":" + port);
         ProvisioningConfig config = service.config(); // a missing leaf token is refused before anything opens
         var chat = model.settings();
         try (Store store = service.database.open();

@@ -55,8 +55,14 @@ public final class ServiceOptions {
             + "of a trial its reminder email goes out. Default: a quarter of the trial, at most 3 days.")
     Duration trialReminder;
 
-    @Option(names = "--account-url", description = "Account page stated in receipts ({site_id} is replaced); none if unset.")
+    @Option(names = "--account-url", description = "Account page stated in receipts and trial reminders ({site_id} is "
+            + "replaced). Default: the site on this API, <public-url>/v1/sites/{site_id}.")
     String accountUrl;
+
+    @Option(names = "--public-url", description = "Where clients reach this service's API (https://api.example.com), "
+            + "for the links it gives out. Default on a server: http://<host>:<port> it listens on; give workers the same, "
+            + "so the reminders they send carry the account link.")
+    String publicUrl;
 
     @Option(names = "--git-org", defaultValue = "converge-sites", description = "Git host organisation.")
     String gitOrg;
@@ -105,6 +111,36 @@ public final class ServiceOptions {
             + "CONVERGE_<LEAF>_TOKEN is unset. Local demos only: without it a missing token stops the command.")
     boolean dev;
 
+    /** The public URL a server derives from where it listens, unless {@code --public-url} was given. */
+    public void defaultPublicUrl(String url) {
+        if (publicUrl == null) {
+            publicUrl = url;
+        }
+    }
+
+    /** {@code --account-url}, or the site on this API under {@code --public-url}; null with neither. */
+    String accountUrl() {
+        if (accountUrl != null || publicUrl == null) {
+            return accountUrl;
+        }
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(publicUrl.strip());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("--public-url is not a URL");
+        }
+        if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("--public-url must be an http(s) URL with a host and no user, query or "
+                    + "fragment");
+        }
+        String base = uri.toString();
+        while (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        return base + "/v1/sites/{site_id}";
+    }
+
     /**
      * Builds the configuration; leaf tokens from CONVERGE_{GITHOST,HOSTING,LICENSE}_TOKEN. A missing
      * one is an error (a service must not quietly talk to a leaf with a well-known token) unless
@@ -136,7 +172,11 @@ public final class ServiceOptions {
         if (trialReminder != null && window == null) {
             throw new IllegalArgumentException("--trial-reminder needs a trial (--trial)");
         }
-        return new ProvisioningConfig(baseDomain, window, trialReminder, accountUrl,
+        if (trialReminder != null && trialReminder.compareTo(window) >= 0) {
+            throw new IllegalArgumentException("--trial-reminder (" + trialReminder + ") must be shorter than the trial ("
+                    + window + ")");
+        }
+        return new ProvisioningConfig(baseDomain, window, trialReminder, accountUrl(),
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http("githost"), gitOrg, true),
                 HostingConfig.of(http("hosting"), hostingServer),

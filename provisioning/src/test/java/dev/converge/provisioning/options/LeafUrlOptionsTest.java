@@ -8,7 +8,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine;
 
-/** Each leaf can face its own service; {@code --leafsim-url} stays the shortcut for the rest. */
+/**
+ * Each leaf can face its own service; {@code --leafsim-url} stays the shortcut for the rest. The
+ * account link and the trial are read as documented.
+ */
 class LeafUrlOptionsTest {
     @Command(name = "probe")
     static final class Probe {
@@ -46,5 +49,40 @@ class LeafUrlOptionsTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--license-url",
                 "https://user:secret@licenses.example")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageNotContaining("secret");
+    }
+
+    @Test
+    void theAccountUrlDefaultsToTheSiteUnderThePublicUrlAndAnExplicitOneWins() {
+        assertThat(parse("--dev").accountUrl()).as("neither given").isNull();
+        assertThat(parse("--dev", "--public-url", "https://api.sites.example/").accountUrl())
+                .isEqualTo("https://api.sites.example/v1/sites/{site_id}");
+        assertThat(parse("--dev", "--public-url", "https://api.sites.example", "--account-url",
+                "https://my.sites.example/account/{site_id}").accountUrl())
+                .isEqualTo("https://my.sites.example/account/{site_id}");
+        Probe server = new Probe();
+        new CommandLine(server).parseArgs("--dev");
+        server.options.defaultPublicUrl("http://127.0.0.1:8080");
+        assertThat(server.options.config().accountUrl()).isEqualTo("http://127.0.0.1:8080/v1/sites/{site_id}");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--public-url", "ftp://x.example"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--public-url");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--public-url",
+                "https://u:secret@x.example")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("secret");
+    }
+
+    @Test
+    void aTrialIsGivenAsADurationOrInDaysNotBoth() {
+        assertThat(parse("--dev", "--trial", "90s").trialWindow()).isEqualTo(java.time.Duration.ofSeconds(90));
+        assertThat(parse("--dev", "--trial", "90s").trialReminder()).as("a quarter").isEqualTo(java.time.Duration.ofMillis(22_500));
+        assertThat(parse("--dev", "--trial-days", "14").trialReminder()).as("at most 3 days").isEqualTo(java.time.Duration.ofDays(3));
+        assertThat(parse("--dev", "--trial", "14d", "--trial-reminder", "1d").trialReminder())
+                .isEqualTo(java.time.Duration.ofDays(1));
+        assertThat(parse("--dev").trialWindow()).isNull();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--trial", "2d", "--trial-days", "2"))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--trial", "1h", "--trial-reminder", "2h"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--trial-reminder (PT2H) must be shorter");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--trial-reminder", "2h"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--trial");
     }
 }
