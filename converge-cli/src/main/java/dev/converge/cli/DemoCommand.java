@@ -42,6 +42,11 @@ public final class DemoCommand implements Callable<Integer> {
             + "(e.g. jdbc:postgresql://127.0.0.1:5432/postgres); none by default.")
     String siteDb;
 
+    @Option(names = "--trial", converter = DurationConverter.class, description = "A short trial to watch end "
+            + "(30s to 1h, e.g. 90s): some sites are subscribed in time and stay, the others get one reminder and expire, "
+            + "and a failed site is retried by hand. Default: a 14-day trial nobody waits for.")
+    Duration trial;
+
     @Option(names = "--keep", description = "After the report, keep the server and its dashboard up until Ctrl-C.")
     boolean keep;
 
@@ -50,7 +55,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        DemoSettings settings = new DemoSettings(sites, seed, faultRate, crashRate, teardown, timeout, json, siteDb);
+        DemoSettings settings = new DemoSettings(sites, seed, faultRate, crashRate, teardown, timeout, json, siteDb,
+                trial);
         if (!keep) {
             DemoReport report = Demo.run(settings, System.out);
             report(report);

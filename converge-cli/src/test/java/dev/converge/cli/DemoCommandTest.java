@@ -71,6 +71,32 @@ class DemoCommandTest {
     }
 
     @Test
+    void withAShortTrialSitesExpireAfterOneReminderOneSubscribedStaysAndAFailedOneIsRetriedByHand(@TempDir Path dir)
+            throws Exception {
+        Path json = dir.resolve("trial.json");
+        int exit = new CommandLine(new DemoCommand()).execute("--sites", "10", "--seed", "11", "--fault-rate", "0.1",
+                "--crash-rate", "0.05", "--teardown", "0", "--trial", "30s", "--json", json.toString());
+
+        assertThat(exit).as("exit code").isZero();
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        report.path("violations").fields().forEachRemaining(v -> assertThat(v.getValue().asInt()).as(v.getKey()).isZero());
+        JsonNode trials = report.path("check").path("trials");
+        assertThat(trials.path("subscribed").asLong()).as(trials.toString()).isGreaterThanOrEqualTo(2);
+        assertThat(trials.path("expired").asLong()).as(trials.toString()).isPositive();
+        // one reminder per expired site (a second is a violation); a site still provisioning when its short trial
+        // ended may have had none
+        assertThat(trials.path("reminders").asLong()).as(trials.toString()).isPositive();
+        assertThat(trials.path("reminders").asLong() + trials.path("expired_without_reminder").asLong())
+                .as(trials.toString()).isEqualTo(trials.path("expired").asLong());
+        assertThat(report.path("requests").path("retried_by_hand").asLong()).as("the failed site, retried to active")
+                .isEqualTo(1);
+        JsonNode byState = report.path("check").path("sites_by_state");
+        assertThat(byState.path("active").asLong()).as("the subscribed sites stay").isEqualTo(
+                trials.path("subscribed").asLong());
+        assertThat(byState.path("provisioning").asLong() + byState.path("deleting").asLong()).isZero();
+    }
+
+    @Test
     void withKeepItPrintsTheDashboardAndATokenThatOpensItAndStaysUpUntilReleased() throws Exception {
         PrintStream original = System.out;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();

@@ -108,6 +108,9 @@ public record ChaosReport(
                 + "records %d as held%n", leaf, t.held(), t.creates() < 0 ? "n/a" : Long.toString(t.creates()),
                 t.ledgerConfirmed()));
         out.printf("  welcome emails    %d%n", check.welcomeEmails());
+        out.printf("  trials            %d subscribed, %d expired at their deadline; %d reminder emails (%d expired "
+                + "without one)%n", check.trials().subscribed(), check.trials().expired(), check.trials().reminders(),
+                check.trials().expiredWithoutReminder());
         out.printf("  time to converge  p50 %s, p99 %s (site requests p50 %s, p99 %s; deletes p50 %s, p99 %s)%n",
                 ms(convergeP50Ms), ms(convergeP99Ms), ms(createP50Ms), ms(createP99Ms), ms(deleteP50Ms), ms(deleteP99Ms));
         out.printf("                    max %s; accepted after the first %s of traffic (%d requests): p50 %s, p99 %s%n",

@@ -13,7 +13,18 @@ public record CheckReport(
         @JsonProperty("details") Map<String, List<String>> details,
         @JsonProperty("sites_by_state") Map<String, Integer> sitesByState,
         @JsonProperty("leaves") Map<String, LeafTally> leaves,
-        @JsonProperty("welcome_emails") long welcomeEmails) {
+        @JsonProperty("welcome_emails") long welcomeEmails,
+        @JsonProperty("trials") Trials trials) {
+
+    /**
+     * The sites' trials: how many were subscribed, expired (taken down at their deadline), how many
+     * reminder emails the mail server received, and how many expired sites got none (a site still
+     * provisioning when its trial ended is reminded only once live, so it may get none).
+     */
+    public record Trials(@JsonProperty("subscribed") long subscribed, @JsonProperty("expired") long expired,
+            @JsonProperty("reminders") long reminders,
+            @JsonProperty("expired_without_reminder") long expiredWithoutReminder) {
+    }
 
     public static final List<String> KEYS = List.of("lost", "duplicated", "orphans", "stuck", "unconfirmed",
             "token_leaks", "status_mismatches");

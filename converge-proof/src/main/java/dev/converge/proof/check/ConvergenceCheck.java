@@ -71,6 +71,7 @@ public final class ConvergenceCheck {
             inventories.put(leaf, truth.inventory(leaf));
         }
         Map<String, Long> emails = truth.welcomeEmailsBySite();
+        Map<String, Long> reminders = truth.remindersBySite();
         Set<String> databases = truth.databases();
         boolean withDatabase = resources.planned().contains(SiteResources.DATABASE);
 
@@ -91,6 +92,12 @@ public final class ConvergenceCheck {
                 ownerOfKey.put(kind + "|" + resources.naturalKey(kind, site.subdomain()), site);
             }
             checkSite(site, data, inventories, emails, databases, withDatabase);
+            checkTrial(site, reminders.getOrDefault(Long.toString(site.id()), 0L));
+        }
+        for (String id : reminders.keySet()) {
+            if (!data.sites().containsKey(Long.parseLong(id))) {
+                violation("status_mismatches", "a trial reminder went out for site " + id + ", which does not exist");
+            }
         }
         checkOrphans(inventories, databases, ownerOfKey, data);
         for (LedgerEntry e : data.ledger()) {
@@ -124,7 +131,37 @@ public final class ConvergenceCheck {
             byState.put(s.sql(), 0);
         }
         data.sites().values().forEach(s -> byState.merge(s.state().sql(), 1, Integer::sum));
-        return new CheckReport(counts, details, byState, tallies, emails.values().stream().mapToLong(Long::longValue).sum());
+        long expired = data.sites().values().stream()
+                .filter(x -> x.subscription() == dev.converge.provisioning.site.Subscription.EXPIRED).count();
+        CheckReport.Trials trials = new CheckReport.Trials(data.sites().values().stream()
+                .filter(x -> x.subscription() == dev.converge.provisioning.site.Subscription.SUBSCRIBED).count(),
+                expired, reminders.values().stream().mapToLong(Long::longValue).sum(), data.sites().values().stream()
+                        .filter(x -> x.subscription() == dev.converge.provisioning.site.Subscription.EXPIRED
+                                && reminders.getOrDefault(Long.toString(x.id()), 0L) == 0).count());
+        return new CheckReport(counts, details, byState, tallies, emails.values().stream().mapToLong(Long::longValue).sum(),
+                trials);
+    }
+
+    /**
+     * A trial ends once: an expired site is deleted (its leaves are checked with the rest), a
+     * subscribed one is never expired, and no site gets a second reminder.
+     */
+    private void checkTrial(Site site, long reminders) {
+        String who = "site " + site.id() + " (" + site.subdomain() + ", " + site.state().sql() + ", "
+                + site.subscription().sql() + ")";
+        if (reminders > 1) {
+            violation("duplicated", who + ": " + reminders + " trial reminders");
+        }
+        if (site.subscription() == dev.converge.provisioning.site.Subscription.EXPIRED
+                && site.state() != SiteState.DELETED && site.state() != SiteState.NEEDS_ATTENTION) {
+            violation("status_mismatches", who + " expired but is not deleted");
+        }
+        if (site.subscription() == dev.converge.provisioning.site.Subscription.SUBSCRIBED && site.subscribedAt() == null) {
+            violation("status_mismatches", who + " is subscribed with no time of subscription");
+        }
+        if (reminders > 0 && site.trialEndsAt() == null) {
+            violation("status_mismatches", who + " got a trial reminder but has no trial deadline");
+        }
     }
 
     private void checkSite(Site site, CheckData data, Map<String, InventorySnapshot> inventories, Map<String, Long> emails,
@@ -149,10 +186,10 @@ public final class ConvergenceCheck {
                 InventorySnapshot inv = inventories.get(LEAF_OF_KIND.get(kind));
                 String tag = resources.tags().tagFor(site.subject());
                 held = inv.currentOf(key).stream().filter(r -> tag.equals(r.tag())).count();
-                long creates = inv.history().stream().filter(e -> e.kind() == InventoryEvent.Kind.CREATED
-                        && key.equals(e.naturalKey()) && tag.equals(e.tag())).count();
-                if (creates > 1) {
-                    violation("duplicated", who + ": " + creates + " creates of " + kind + " '" + key + "'");
+                int overlapping = overlappingCreates(inv, key, tag);
+                if (overlapping > 0) {
+                    violation("duplicated", who + ": " + (overlapping + 1) + " of " + kind + " '" + key
+                            + "' existed at once");
                 }
             }
             if (site.state() == SiteState.ACTIVE && held != 1) {
@@ -175,6 +212,26 @@ public final class ConvergenceCheck {
             violation("status_mismatches", "lead " + site.leadId() + " is " + (customer ? "a customer" : "a lead")
                     + " but has " + (anyActive ? "an" : "no") + " active site");
         }
+    }
+
+    /**
+     * Creates of the key (with this tag) made while another of it still existed, in the leaf's
+     * order of events. A create after the earlier one was deleted (a person's retry of a failed site,
+     * a site requested again after its delete) is a new resource, not a duplicate.
+     */
+    static int overlappingCreates(InventorySnapshot inv, String key, String tag) {
+        int live = 0;
+        int overlapping = 0;
+        for (InventoryEvent e : inv.history().stream().filter(e -> key.equals(e.naturalKey()) && tag.equals(e.tag()))
+                .sorted(java.util.Comparator.comparingLong(InventoryEvent::seq)).toList()) {
+            if (e.kind() == InventoryEvent.Kind.CREATED) {
+                overlapping += live > 0 ? 1 : 0;
+                live++;
+            } else if (e.kind() == InventoryEvent.Kind.DELETED) {
+                live = Math.max(0, live - 1);
+            }
+        }
+        return overlapping;
     }
 
     private void checkOrphans(Map<String, InventorySnapshot> inventories, Set<String> databases,

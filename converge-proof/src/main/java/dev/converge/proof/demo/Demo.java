@@ -60,7 +60,8 @@ public final class Demo {
         try (EmbeddedLeaves leaves = EmbeddedLeaves.start(s.seed());
                 ScriptedModel model = ScriptedModel.start().otherwise(DemoConversation.model());
                 Store store = Store.open(StoreConfig.h2File(dir.resolve("converge").toString()).maxPoolSize(24).build())) {
-            ProvisioningConfig config = leaves.config(Duration.ofDays(14), Duration.ofSeconds(40), siteDb, Duration.ofSeconds(1));
+            ProvisioningConfig config = leaves.config(s.trial() != null ? s.trial() : Duration.ofDays(14),
+                    Duration.ofSeconds(40), siteDb, Duration.ofSeconds(1));
             SiteJobs jobs = new SiteJobs(RetryPolicy.attempts(12).backoff(Duration.ofMillis(100)).cappedAt(Duration.ofSeconds(2)),
                     Duration.ofSeconds(15));
             NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs)
@@ -77,7 +78,8 @@ public final class Demo {
                 String dashboard = dashboard(out, service, api.port());
                 SiteClient client = new SiteClient("http://127.0.0.1:" + api.port(), tenant.token());
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
-                DemoTraffic traffic = new DemoTraffic(client, s, progress, new RivalRepository(gitHost)::take);
+                RivalRepository rival = new RivalRepository(gitHost);
+                DemoTraffic traffic = new DemoTraffic(client, s, progress, rival::take);
                 Set<Long> accepted = new java.util.HashSet<>(traffic.requestSites());
                 // one conversation with the assistant, its model scripted in-process; its site is checked like the rest
                 long lead = service.leads().create(tenant.tenant().id(), "Grace", "grace@example.com").id();
@@ -87,14 +89,32 @@ public final class Demo {
                     accepted.add(conversation.siteId());
                 }
                 waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
+                DemoTrial trial = null;
+                if (s.trial() != null) {
+                    String approver = service.tenants().credentials().issue(tenant.tenant().id(),
+                            dev.converge.provisioning.access.Scope.APPROVER, Duration.ofDays(1), "demo approver").token();
+                    trial = new DemoTrial(client, new SiteClient("http://127.0.0.1:" + api.port(), approver), progress,
+                            s.seed());
+                    trial.subscribeSome(service, tenant.tenant().id());
+                    trial.retryByHand(service, tenant.tenant().id(), traffic.subdomain(0), rival::release, s.timeout());
+                }
                 traffic.deleteSome(service, tenant.tenant().id());
                 waitUntil(service, progress, leaves, crashes, s.timeout(), SiteState.PROVISIONING, SiteState.DELETING);
+                if (trial != null) {
+                    DemoTrial.awaitTrialsEnded(service, progress, s.trial().plus(s.timeout()));
+                    waitUntil(service, progress, leaves, crashes, s.timeout(), SiteState.PROVISIONING, SiteState.DELETING);
+                }
                 leaves.leafSim().faults().clear();
                 PostgresDatabaseLeaf dbLeaf = siteDb == null ? null : new PostgresDatabaseLeaf(siteDb);
                 CheckReport check = new ConvergenceCheck(store, service.resources(), new LocalTruth(leaves, dbLeaf))
                         .run(accepted);
+                Map<String, Long> tally = traffic.tally();
+                if (trial != null) {
+                    tally.put("subscribed", (long) trial.subscribed());
+                    tally.put("retried_by_hand", trial.retried() > 0 ? 1L : 0L);
+                }
                 DemoReport report = new DemoReport(s.seed(), s.sites(), (long) (progress.seconds() * 1000),
-                        traffic.tally(), DemoFaults.hitsByType(leaves.leafSim().faults().hits()),
+                        tally, DemoFaults.hitsByType(leaves.leafSim().faults().hits()),
                         crashes.crashesPerPoint(), check, conversation);
                 if (dbLeaf != null) {
                     dbLeaf.list().forEach(r -> dbLeaf.delete(r.leafId())); // leave the server as we found it

@@ -34,6 +34,9 @@ public record DemoReport(
                 + "our ledger records %d as held%s%n", leaf, t.held(), t.creates() < 0 ? "n/a" : Long.toString(t.creates()),
                 t.ledgerConfirmed(), t.others() > 0 ? "; and " + t.others() + " of others" : ""));
         out.printf("  welcome emails  %d%n", check.welcomeEmails());
+        var t = check.trials();
+        out.printf("  trials          %d subscribed, %d expired at their deadline; %d reminder emails (%d expired without "
+                + "one)%n", t.subscribed(), t.expired(), t.reminders(), t.expiredWithoutReminder());
         out.printf("  leaf faults     %s%n", line(faultHits));
         out.printf("  crash points    %s%n", line(crashPointHits));
         out.printf("  conversation    %d: turns %s; tools %s; answer quotes the receipt's deadline (%s): %s; "

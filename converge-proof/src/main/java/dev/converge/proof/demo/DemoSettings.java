@@ -14,9 +14,18 @@ import java.time.Duration;
  * @param timeout          how long to wait for convergence before checking anyway
  * @param json             where to write the report as JSON, or null
  * @param siteDb           JDBC URL of a PostgreSQL server for per-site databases, or null
+ * @param trial            a short trial to watch end (sites subscribed in time stay, the others expire after
+ *                         one reminder, and a failed site is retried by hand), or null for a 14-day trial nobody
+ *                         waits for
  */
 public record DemoSettings(int sites, long seed, double faultRate, double crashRate, double teardownFraction,
-        Duration timeout, Path json, String siteDb) {
+        Duration timeout, Path json, String siteDb, Duration trial) {
+
+    /** The demo without a trial to watch. */
+    public DemoSettings(int sites, long seed, double faultRate, double crashRate, double teardownFraction,
+            Duration timeout, Path json, String siteDb) {
+        this(sites, seed, faultRate, crashRate, teardownFraction, timeout, json, siteDb, null);
+    }
 
     public DemoSettings {
         if (sites < 1 || sites > 2000) {
@@ -27,6 +36,9 @@ public record DemoSettings(int sites, long seed, double faultRate, double crashR
         }
         if (teardownFraction < 0 || teardownFraction > 1) {
             throw new IllegalArgumentException("--teardown must be between 0 and 1");
+        }
+        if (trial != null && (trial.compareTo(Duration.ofSeconds(30)) < 0 || trial.compareTo(Duration.ofHours(1)) > 0)) {
+            throw new IllegalArgumentException("--trial must be between 30s (time to provision and subscribe first) and 1h");
         }
     }
 }

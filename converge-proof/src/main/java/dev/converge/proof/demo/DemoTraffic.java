@@ -56,7 +56,8 @@ final class DemoTraffic {
             for (int i = 0; i < settings.sites(); i++) {
                 int n = i;
                 boolean resend = random.nextDouble() < 0.2;
-                boolean takenElsewhere = random.nextDouble() < 0.04;
+                // with a trial to watch, the first site's name is always taken: a person retries it by hand later
+                boolean takenElsewhere = random.nextDouble() < 0.04 || settings.trial() != null && n == 0;
                 all.add(pool.submit(() -> {
                     if (takenElsewhere && someoneElseTakes.test(subdomain(n))) {
                         taken.incrementAndGet();
@@ -101,7 +102,7 @@ final class DemoTraffic {
         }
     }
 
-    private String subdomain(int n) {
+    String subdomain(int n) {
         return "shop-" + Long.toString(settings.seed(), 36) + "-" + n;
     }
 

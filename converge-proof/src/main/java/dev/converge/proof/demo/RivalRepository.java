@@ -15,6 +15,7 @@ final class RivalRepository {
     static final String DESCRIPTION = "another customer's repository";
 
     private final GitHostDriver gitHost;
+    private final java.util.Map<String, dev.converge.ledger.LeafResource> taken = new java.util.concurrent.ConcurrentHashMap<>();
 
     RivalRepository(GitHostDriver gitHost) {
         this.gitHost = gitHost;
@@ -26,7 +27,7 @@ final class RivalRepository {
     boolean take(String name) {
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                gitHost.create(name, DESCRIPTION, null);
+                taken.put(name, gitHost.create(name, DESCRIPTION, null));
                 return true;
             } catch (ResourceExists e) {
                 return true; // an earlier attempt's create went through before its answer was lost
@@ -36,6 +37,36 @@ final class RivalRepository {
                 }
             } catch (LeafCallException e) {
                 // no answer, a reset, a malformed reply: try again
+            }
+            try {
+                Thread.sleep(Math.min(1000, 100L * attempt));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The other customer gives the name up: its repository is deleted at the git host (retried
+     * through faults; a delete is safe to repeat). False if it could not be, or was never taken here.
+     */
+    boolean release(String name) {
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                dev.converge.ledger.LeafResource r = taken.get(name);
+                if (r == null) {
+                    r = gitHost.find(name).orElse(null);
+                }
+                if (r == null) {
+                    return true;
+                }
+                gitHost.delete(r.leafId());
+                taken.remove(name);
+                return true;
+            } catch (LeafCallException e) {
+                // a fault: try again
             }
             try {
                 Thread.sleep(Math.min(1000, 100L * attempt));

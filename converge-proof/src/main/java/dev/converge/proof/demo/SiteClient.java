@@ -33,6 +33,16 @@ public final class SiteClient {
         return send("GET", "/v1/sites/" + id, null, null);
     }
 
+    /** Subscribes the site (safe to repeat: the answer is the same). */
+    public Answer subscribe(long id) throws InterruptedException {
+        return send("POST", "/v1/sites/" + id + "/subscription", null, null);
+    }
+
+    /** A person's retry of the site (this client's token must be an approver's). */
+    public Answer retrySite(long id, String reason) throws InterruptedException {
+        return send("POST", "/v1/sites/" + id + "/retries", Map.of("reason", reason), null);
+    }
+
     public Answer deleteSite(long id) throws InterruptedException {
         return send("DELETE", "/v1/sites/" + id, null, null);
     }
