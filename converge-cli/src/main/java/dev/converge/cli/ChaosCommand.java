@@ -75,6 +75,18 @@ public final class ChaosCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     double deleteShare;
 
+    @Option(names = "--trial", defaultValue = "45s", converter = DurationConverter.class, description = "Every site's "
+            + "trial (at least 20s; default ${DEFAULT-VALUE}): the client subscribes a share of the sites once active, the "
+            + "others get one reminder and expire during the run.")
+    Duration trial;
+
+    @Option(names = "--no-trial", description = "Give the sites no trial: none expires.")
+    boolean noTrial;
+
+    @Option(names = "--subscribe-share", defaultValue = "0.3", description = "With --trial, the share of sites the "
+            + "client subscribes (default ${DEFAULT-VALUE}).")
+    double subscribeShare;
+
     @Option(names = "--flow-deadline", defaultValue = "60s", converter = DurationConverter.class,
             description = "Provisionings still running after this are failed by the watchdog (default ${DEFAULT-VALUE}).")
     Duration flowDeadline;
@@ -124,7 +136,8 @@ public final class ChaosCommand implements Callable<Integer> {
         Duration max = range.length > 1 ? d.convert(range[1]) : min;
         ChaosSettings settings = ChaosSettings.newBuilder().sites(sites).workers(workers).concurrency(concurrency).seed(seed)
                 .killEvery(min, max).killApi(killApi).pauseEvery(pauseEvery).pgRestart(pgRestart)
-                .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).rollingDeploy(rollingDeploy).traffic(traffic)
+                .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).rollingDeploy(rollingDeploy).trial(noTrial ? null : trial)
+                .subscribeShare(subscribeShare).traffic(traffic)
                 .deleteShare(deleteShare).flowDeadline(flowDeadline).lease(lease).leafTimeout(leafTimeout).hang(hang)
                 .maxDuration(maxDuration).db(db, dbUser).siteDb(siteDb).runDir(runDir).keepDb(keepDb).build();
         ChaosReport report;

@@ -24,6 +24,8 @@ public final class ChaosSettings {
     private final int crashHits;
     private final boolean naive;
     private final boolean rollingDeploy;
+    private final Duration trial;
+    private final double subscribeShare;
     private final Duration traffic;
     private final double deleteShare;
     private final Duration flowDeadline;
@@ -52,6 +54,8 @@ public final class ChaosSettings {
         this.crashHits = b.crashHits;
         this.naive = b.naive;
         this.rollingDeploy = b.rollingDeploy;
+        this.trial = b.trial;
+        this.subscribeShare = b.subscribeShare;
         this.traffic = b.traffic;
         this.deleteShare = b.deleteShare;
         this.flowDeadline = b.flowDeadline;
@@ -134,6 +138,16 @@ public final class ChaosSettings {
         return rollingDeploy;
     }
 
+    /** The sites' trial, or null for none: unsubscribed sites then expire during the run. */
+    public Duration trial() {
+        return trial;
+    }
+
+    /** The share of sites the client subscribes once active (with a trial). */
+    public double subscribeShare() {
+        return subscribeShare;
+    }
+
     /** How long the client spreads its site requests over. */
     public Duration traffic() {
         return traffic;
@@ -201,6 +215,8 @@ public final class ChaosSettings {
         private int crashHits = 2;
         private boolean naive;
         private boolean rollingDeploy;
+        private Duration trial;
+        private double subscribeShare = 0.3;
         private Duration traffic = Duration.ofSeconds(60);
         private double deleteShare = 0.15;
         private Duration flowDeadline = Duration.ofSeconds(60);
@@ -271,6 +287,17 @@ public final class ChaosSettings {
 
         public Builder crashHits(int n) {
             this.crashHits = n;
+            return this;
+        }
+
+        /** A trial for every site (null for none): unsubscribed sites expire, after one reminder, during the run. */
+        public Builder trial(Duration t) {
+            this.trial = t;
+            return this;
+        }
+
+        public Builder subscribeShare(double share) {
+            this.subscribeShare = share;
             return this;
         }
 
@@ -350,6 +377,9 @@ public final class ChaosSettings {
             check(faultRate >= 0 && faultRate <= 0.5, "--fault-rate must be between 0 and 0.5");
             check(crashHits >= 0 && crashHits <= 20, "--crash-hits must be between 0 and 20");
             check(deleteShare >= 0 && deleteShare <= 1, "--delete-share must be between 0 and 1");
+            check(subscribeShare >= 0 && subscribeShare <= 1, "--subscribe-share must be between 0 and 1");
+            check(trial == null || trial.compareTo(Duration.ofSeconds(20)) >= 0,
+                    "--trial must be at least 20s: a site must be able to become active and be subscribed first");
             for (Duration d : new Duration[] {traffic, flowDeadline, lease, leafTimeout, hang, maxDuration}) {
                 check(positive(d), "durations must be positive");
             }

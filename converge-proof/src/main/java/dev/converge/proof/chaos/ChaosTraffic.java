@@ -28,6 +28,10 @@ final class ChaosTraffic {
     private final boolean[] resend;
     private final boolean[] delete;
     private final boolean[] deleteAtOnce;
+    private final boolean[] subscribe;
+    private final Set<Long> toSubscribe = ConcurrentHashMap.newKeySet();
+    private final AtomicLong subscribed = new AtomicLong();
+    private final AtomicLong subscribeRefused = new AtomicLong();
     private final Map<Long, Instant> acceptedSites = new ConcurrentHashMap<>();
     private final Map<Long, Instant> acceptedDeletes = new ConcurrentHashMap<>();
     private final Set<Long> toDelete = ConcurrentHashMap.newKeySet();
@@ -51,10 +55,14 @@ final class ChaosTraffic {
         resend = new boolean[n];
         delete = new boolean[n];
         deleteAtOnce = new boolean[n];
+        subscribe = new boolean[n];
+        // its own stream, so a run with a trial makes the same other choices as one without
+        Random subscribing = new Random(settings.seed() ^ 0x5b5cL);
         for (int i = 0; i < n; i++) {
             resend[i] = random.nextDouble() < 0.1;
             delete[i] = random.nextDouble() < settings.deleteShare();
             deleteAtOnce[i] = delete[i] && random.nextDouble() < 0.25;
+            subscribe[i] = settings.trial() != null && !delete[i] && subscribing.nextDouble() < settings.subscribeShare();
         }
         pool = Executors.newScheduledThreadPool(8, r -> {
             Thread t = new Thread(r, "chaos-client");
@@ -152,13 +160,19 @@ final class ChaosTraffic {
             deleteNow(siteId);
         } else if (delete[n]) {
             toDelete.add(siteId);
+        } else if (subscribe[n]) {
+            toSubscribe.add(siteId);
         }
     }
 
     /** Deletes each chosen site once it is active; drops those that ended otherwise (failed, ...). */
     private void deleteWhenActive() {
         try {
-            while (Instant.now().isBefore(deleteUntil) && !(pool.isTerminated() && toDelete.isEmpty())) {
+            while (Instant.now().isBefore(deleteUntil) && !(pool.isTerminated() && toDelete.isEmpty()
+                    && toSubscribe.isEmpty())) {
+                if (!toSubscribe.isEmpty()) {
+                    subscribeActive(siteStates());
+                }
                 if (!toDelete.isEmpty()) {
                     Map<Long, String> states = siteStates();
                     for (Long id : toDelete) {
@@ -179,6 +193,24 @@ final class ChaosTraffic {
         }
         if (!toDelete.isEmpty()) {
             say.accept("client: " + toDelete.size() + " site(s) chosen for deletion never became active; not deleted");
+        }
+    }
+
+    /** Subscribes each chosen site once it is active; drops those that ended otherwise (failed, expired first, ...). */
+    private void subscribeActive(Map<Long, String> states) throws InterruptedException {
+        for (Long id : toSubscribe) {
+            String state = states.get(id);
+            if ("active".equals(state)) {
+                Answer a = client.send("POST", "/v1/sites/" + id + "/subscription", null, null);
+                if (a.status() == 200) {
+                    subscribed.incrementAndGet();
+                } else {
+                    subscribeRefused.incrementAndGet(); // 409: the trial expired first, one outcome either way
+                }
+                toSubscribe.remove(id);
+            } else if (state != null && !state.equals("provisioning")) {
+                toSubscribe.remove(id);
+            }
         }
     }
 
@@ -229,6 +261,10 @@ final class ChaosTraffic {
         t.put("deletes_accepted", (long) acceptedDeletes.size());
         t.put("deletes_refused", deletesRefused.get());
         t.put("chosen_but_not_active", notDeletable.get());
+        if (settings.trial() != null) {
+            t.put("subscribed", subscribed.get());
+            t.put("subscribe_refused", subscribeRefused.get());
+        }
         return t;
     }
 }

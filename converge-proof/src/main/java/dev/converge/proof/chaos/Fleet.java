@@ -134,6 +134,9 @@ final class Fleet implements AutoCloseable {
         if (siteDb != null) {
             a.addAll(List.of("--site-db", siteDb, "--site-db-user", settings.dbUser(), "--site-db-prefix", dbPrefix));
         }
+        if (settings.trial() != null) {
+            a.addAll(List.of("--trial", millis(settings.trial())));
+        }
         return a;
     }
 

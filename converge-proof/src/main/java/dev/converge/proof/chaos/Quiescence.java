@@ -37,7 +37,9 @@ final class Quiescence {
     static Pending pending(Store store) {
         return store.withConnection(c -> {
             try (Statement st = c.createStatement()) {
-                return new Pending(count(st, "SELECT COUNT(*) FROM pv_site WHERE state IN ('provisioning', 'deleting')"),
+                // a site whose trial still runs will expire: it is still moving
+                return new Pending(count(st, "SELECT COUNT(*) FROM pv_site WHERE state IN ('provisioning', 'deleting') "
+                        + "OR (subscription = 'trial' AND trial_ends_at IS NOT NULL AND state = 'active')"),
                         count(st, "SELECT COUNT(*) FROM cv_flow WHERE state IN ('running', 'compensating')"),
                         count(st, "SELECT COUNT(*) FROM cv_ledger WHERE state IN ('claimed', 'uncertain', 'deleting')"),
                         count(st, "SELECT COUNT(*) FROM cv_token WHERE state = 'checked_out'"),

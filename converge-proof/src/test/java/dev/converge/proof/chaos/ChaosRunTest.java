@@ -55,7 +55,9 @@ class ChaosRunTest {
                 .killEvery(Duration.ofMillis(2000), Duration.ofMillis(2500)).pauseEvery(4)
                 .faultRate(0.4).crashHits(1).naive(naive).traffic(Duration.ofSeconds(12)).deleteShare(0.3)
                 .flowDeadline(Duration.ofSeconds(40)).lease(Duration.ofSeconds(3)).maxDuration(Duration.ofSeconds(110))
-                .db(SERVER, USER).runDir(Path.of("target", "chaos", naive ? "naive" : "safe")).build();
+                .db(SERVER, USER).runDir(Path.of("target", "chaos", naive ? "naive" : "safe"))
+                // the safe run's sites have a short trial: a share is subscribed, the others expire under attack
+                .trial(naive ? null : Duration.ofSeconds(25)).build();
     }
 
     @Test
@@ -68,6 +70,8 @@ class ChaosRunTest {
                 .containsOnlyKeys(CheckReport.KEYS).allSatisfy((key, count) -> assertThat(count).as(key).isZero());
         assertThat(report.quiescent()).as("quiescent: %s", report.pendingAtCheck()).isTrue();
         assertThat(report.requests().get("sites_accepted")).isEqualTo(32);
+        assertThat(report.check().trials().expired()).as("trials that ended during the run").isPositive();
+        assertThat(report.check().trials().subscribed()).as("sites subscribed in time").isPositive();
         assertThat(report.kills()).as("workers were SIGKILLed").isPositive();
         assertThat(report.faultHits().values().stream().mapToLong(Long::longValue).sum()).as("leaf faults hit").isPositive();
         assertThat(report.exitCode()).isZero();
