@@ -13,10 +13,16 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Sites on a Forge-shaped hosting service. Natural key: the domain on the configured server; tag:
- * the site's first tag (we write exactly one); leaf id: the site id. A 422 whose domain error says
- * the domain is taken is {@code ResourceExists}. Deploy is naturally idempotent, so an ambiguous
- * deploy is safe to repeat.
+ * Sites on Laravel Forge. Natural key: the domain on the configured server; leaf id: the site id.
+ * A 422 whose {@code name} or {@code domain} error says it is taken is {@code ResourceExists}.
+ * Deploy is naturally idempotent, so an ambiguous deploy is safe to repeat.
+ *
+ * <p>Two APIs. The current one ({@link HostingConfig#currentApi()}: {@code /orgs/{org}/servers/{server}/sites},
+ * JSON:API {@code data} bodies) keeps no tags or other free text on a site, so our tag goes where it
+ * keeps something we choose and returns it: each site is isolated under its own Linux user, named
+ * {@link #userFor(String) from our tag} ({@code cv} and 28 hex digits of its SHA-256), and a found site
+ * is ours when its {@code user} is that name. The legacy v1 API ({@code /servers/{server}/sites},
+ * {@code {site}} bodies) is spoken when no organization is configured, with the tag in {@code tags}.
  */
 public final class HostingDriver implements LeafDriver {
     public static final String LEAF = "hosting";
@@ -43,6 +49,9 @@ public final class HostingDriver implements LeafDriver {
     @Override
     public LeafResource create(String domain, String tag, String idempotencyKey) {
         requireDomain(domain);
+        if (config.currentApi()) {
+            return createCurrent(domain, tag);
+        }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("domain", domain);
         body.put("project_type", config.projectType());
@@ -54,6 +63,47 @@ public final class HostingDriver implements LeafDriver {
         }
         return reply.json().flatMap(node -> site(node.get("site"))).filter(site -> site.naturalKey().equals(domain))
                 .orElseThrow(() -> reply.malformedChange("expected {site: {id, name: '" + domain + "'}}"));
+    }
+
+    /** The current API's create: a custom-domain site isolated under the user named from our tag. */
+    private LeafResource createCurrent(String domain, String tag) {
+        if (tag == null || tag.isBlank()) {
+            throw new IllegalArgumentException("a site's isolated user carries our tag, which must not be blank");
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", config.projectType());
+        body.put("domain_mode", "custom");
+        body.put("name", domain);
+        body.put("web_directory", config.directory());
+        body.put("is_isolated", true);
+        body.put("isolated_user", userFor(tag));
+        LeafReply reply = http.post(sitesPath(), body, Map.of());
+        if (!reply.isSuccess()) {
+            throw reply.changeFailure(domain, reply.status() == 409 || saysDomainTaken(reply));
+        }
+        return reply.json().flatMap(node -> site(node.get("data"))).filter(site -> site.naturalKey().equals(domain))
+                .orElseThrow(() -> reply.malformedChange("expected {data: {id, attributes: {name: '" + domain + "'}}}"));
+    }
+
+    /**
+     * The Linux user a site of ours is isolated under, named from our tag: {@code cv} and the first
+     * 28 hex digits of the tag's SHA-256 (30 characters, within Linux's 32, lower-case letters and
+     * digits only). Another tag, another user; the tag cannot be read back from it, only checked.
+     */
+    public static String userFor(String tag) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(tag.getBytes(StandardCharsets.UTF_8));
+            return "cv" + java.util.HexFormat.of().formatHex(digest).substring(0, 28);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+
+    /** Ours when the site carries the tag: its isolated user is named from it (current API) or it is its tag (v1). */
+    @Override
+    public boolean carries(LeafResource found, String tag) {
+        return config.currentApi() ? userFor(tag).equals(found.tag()) : tag.equals(found.tag());
     }
 
     @Override
@@ -114,6 +164,16 @@ public final class HostingDriver implements LeafDriver {
      */
     public void deploy(String siteId) {
         requireSiteId(siteId);
+        if (config.currentApi()) {
+            LeafReply reply = http.post(sitesPath() + "/" + siteId + "/deployments", Map.of(), Map.of());
+            if (reply.isSuccess()) {
+                reply.json().map(node -> node.get("data")).filter(d -> d != null && d.isObject()
+                        && "deployments".equals(d.path("type").asText()))
+                        .orElseThrow(() -> reply.malformedChange("expected {data: {type: 'deployments', ...}}"));
+                return;
+            }
+            throw reply.changeFailure(siteId, false);
+        }
         LeafReply reply = http.post(sitesPath() + "/" + siteId + "/deployment/deploy", Map.of(), Map.of());
         if (reply.isSuccess()) {
             reply.json().flatMap(node -> site(node.get("site")))
@@ -137,9 +197,10 @@ public final class HostingDriver implements LeafDriver {
         if (id.isEmpty() || domain.isEmpty()) {
             return Optional.empty();
         }
+        // the current API keeps our mark as the site's isolated user; v1 as its first tag
         JsonNode tags = fields.get("tags");
-        String tag = tags != null && tags.isArray() && !tags.isEmpty() && tags.get(0).isTextual()
-                ? tags.get(0).asText() : null;
+        String tag = config.currentApi() ? JsonFields.optionalText(fields, "user")
+                : tags != null && tags.isArray() && !tags.isEmpty() && tags.get(0).isTextual() ? tags.get(0).asText() : null;
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("server_id", config.serverId());
         JsonFields.text(fields, "status").ifPresent(status -> data.put("status", status));
@@ -151,20 +212,22 @@ public final class HostingDriver implements LeafDriver {
         if (reply.status() != 422) {
             return false;
         }
-        JsonNode messages = reply.json().map(node -> node.path("errors").path("domain")).orElse(null);
-        if (messages == null || !messages.isArray()) {
-            return false;
-        }
-        for (JsonNode message : messages) {
-            if (message.asText().contains("already been taken")) {
-                return true;
+        for (String field : List.of("domain", "name")) { // v1 names the field domain, the current API name
+            JsonNode messages = reply.json().map(node -> node.path("errors").path(field)).orElse(null);
+            if (messages == null || !messages.isArray()) {
+                continue;
+            }
+            for (JsonNode message : messages) {
+                if (message.asText().contains("already been taken")) {
+                    return true;
+                }
             }
         }
         return false;
     }
 
     private String sitesPath() {
-        return "/servers/" + config.serverId() + "/sites";
+        return (config.currentApi() ? "/orgs/" + config.org() : "") + "/servers/" + config.serverId() + "/sites";
     }
 
     private static void requireDomain(String domain) {

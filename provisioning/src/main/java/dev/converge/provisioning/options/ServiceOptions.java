@@ -70,6 +70,11 @@ public final class ServiceOptions {
     @Option(names = "--hosting-server", defaultValue = "srv-1", description = "Hosting server id.")
     String hostingServer;
 
+    @Option(names = "--hosting-org", description = "The Forge organization's slug: the hosting driver then speaks Forge's "
+            + "current API (/orgs/<org>/servers/<server>/sites), each site isolated under a user named from our tag. "
+            + "Without it, the legacy v1 API (/servers/<server>/sites, our tag in the site's tags).")
+    String hostingOrg;
+
     @Option(names = "--smtp", defaultValue = "127.0.0.1:2525", description = "SMTP host:port for welcome emails.")
     String smtp;
 
@@ -179,7 +184,8 @@ public final class ServiceOptions {
         return new ProvisioningConfig(baseDomain, window, trialReminder, accountUrl(),
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http("githost"), gitOrg, true),
-                HostingConfig.of(http("hosting"), hostingServer),
+                hostingOrg == null ? HostingConfig.of(http("hosting"), hostingServer)
+                        : HostingConfig.current(http("hosting"), hostingOrg, hostingServer),
                 new LicenseConfig(http("license")),
                 db,
                 SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),

@@ -43,6 +43,10 @@ class ProviderContractTest {
         return new HostingDriver(HostingConfig.of(http(), "1"));
     }
 
+    private HostingDriver forgeCurrent() {
+        return new HostingDriver(HostingConfig.current(http(), "acme", "1"));
+    }
+
     private LicenseDriver license() {
         return new LicenseDriver(new LicenseConfig(http()));
     }
@@ -188,6 +192,52 @@ class ProviderContractTest {
 
         assertThatThrownBy(() -> forge().create("site.com", "t", null)).isInstanceOfSatisfying(LeafThrottled.class,
                 t -> assertThat(t.delay()).isEqualTo(Duration.ofSeconds(42)));
+    }
+
+    @Test
+    void forgesCurrentApiCreatesAnIsolatedSiteUnderTheUserNamedFromOurTagAndReadsTheJsonApiReply() {
+        server.route("POST", "/orgs/acme/servers/1/sites", "forge/current-create-site-201.json");
+
+        LeafResource site = forgeCurrent().create("site.com", "converge:site-2", null);
+
+        assertThat(site.leafId()).isEqualTo("2");
+        assertThat(site.naturalKey()).isEqualTo("site.com");
+        assertThat(site.tag()).as("the isolated user, as the API returns it").isEqualTo(HostingDriver.userFor("converge:site-2"));
+        assertThat(forgeCurrent().carries(site, "converge:site-2")).isTrue();
+        assertThat(forgeCurrent().carries(site, "converge:site-3")).as("another tag's site is not ours").isFalse();
+        String sent = server.requests.get(0).body();
+        assertThat(sent).contains("\"domain_mode\":\"custom\"", "\"name\":\"site.com\"", "\"is_isolated\":true",
+                "\"isolated_user\":\"" + HostingDriver.userFor("converge:site-2") + "\"").doesNotContain("tags");
+        assertThat(HostingDriver.userFor("converge:site-2")).matches("cv[0-9a-f]{28}");
+    }
+
+    @Test
+    void forgesCurrentApiNameTakenIsResourceExistsAndItsListFollowsTheCursor() {
+        server.route("POST", "/orgs/acme/servers/1/sites", "forge/current-create-site-422-taken.json")
+                .route("GET", "/orgs/acme/servers/1/sites?page%5Bsize%5D=100", "forge/current-list-sites-page1.json")
+                .route("GET", "/orgs/acme/servers/1/sites?page%5Bsize%5D=100&page%5Bcursor%5D="
+                        + "eyJzaXRlcy5pZCI6MiwiX3BvaW50c1RvTmV4dEl0ZW1zIjp0cnVlfQ", "forge/current-list-sites-page2.json");
+
+        assertThatThrownBy(() -> forgeCurrent().create("site.com", "converge:site-2", null))
+                .isInstanceOf(ResourceExists.class);
+        List<LeafResource> sites = forgeCurrent().list();
+        assertThat(sites).extracting(LeafResource::naturalKey).containsExactly("site.com", "second.com");
+        assertThat(sites).extracting(LeafResource::leafId).containsExactly("2", "3");
+        LeafResource theirs = forgeCurrent().find("second.com").orElseThrow();
+        assertThat(forgeCurrent().carries(theirs, "converge:site-3")).as("a site under the forge user is not ours")
+                .isFalse();
+        assertThat(forgeCurrent().carries(sites.get(0), "converge:site-2")).isTrue();
+    }
+
+    @Test
+    void forgesCurrentApiDeploysThroughDeploymentsAndDeletesUnderTheOrganization() {
+        server.route("POST", "/orgs/acme/servers/1/sites/2/deployments", "forge/current-create-deployment-200.json");
+
+        forgeCurrent().deploy("2");
+        forgeCurrent().delete("2"); // no route: the sample server's 404, which a delete takes as already gone
+
+        assertThat(server.requests).extracting(SampleServer.Recorded::pathAndQuery)
+                .containsExactly("/orgs/acme/servers/1/sites/2/deployments", "/orgs/acme/servers/1/sites/2");
     }
 
     // --- license ---

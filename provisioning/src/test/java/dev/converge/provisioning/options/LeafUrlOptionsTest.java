@@ -85,4 +85,14 @@ class LeafUrlOptionsTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--trial-reminder", "2h"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--trial");
     }
+
+    @Test
+    void aHostingOrganizationSelectsForgesCurrentApi() {
+        assertThat(parse("--dev").hosting().currentApi()).as("legacy v1 without one").isFalse();
+        ProvisioningConfig current = parse("--dev", "--hosting-org", "acme", "--hosting-server", "42");
+        assertThat(current.hosting().currentApi()).isTrue();
+        assertThat(current.hosting().org()).isEqualTo("acme");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--hosting-org", "../x"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
