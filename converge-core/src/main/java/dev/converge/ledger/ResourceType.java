@@ -43,17 +43,6 @@ public interface ResourceType {
         return false;
     }
 
-    /**
-     * Whether a resource found at the leaf carries our {@code tag}: what adoption, teardown and the
-     * reaper ask before they take a found resource as ours. Equality by default. A leaf that keeps no
-     * free text for the tag may keep something derived from it in a field it does store and return
-     * (a name, a user); its type then reports that in {@link LeafResource#tag()} and says here how
-     * it is derived.
-     */
-    default boolean carries(LeafResource found, String tag) {
-        return tag.equals(found.tag());
-    }
-
     /** Deletes it; must treat "already gone" as success (R2). */
     void delete(LeafResource resource) throws LeafCallException;
 

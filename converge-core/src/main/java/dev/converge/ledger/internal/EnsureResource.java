@@ -76,7 +76,7 @@ final class EnsureResource {
             Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, key);
             if (found.isPresent()) {
                 outcome[0] = "adopted";
-                return adopt(ctx, type, e, found.get(), tag);
+                return adopt(ctx, e, found.get(), tag);
             }
         } else if (e.state() == LedgerState.UNCERTAIN && !canResolve(type)) {
             throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
@@ -248,8 +248,8 @@ final class EnsureResource {
         return Optional.empty();
     }
 
-    private LedgerEntry adopt(Delivery ctx, ResourceType type, LedgerEntry e, LeafResource found, String tag) {
-        if (!type.carries(found, tag)) {
+    private LedgerEntry adopt(Delivery ctx, LedgerEntry e, LeafResource found, String tag) {
+        if (!tag.equals(found.tag())) {
             boolean released = ops.db(c -> ops.store.release(c, e.id(), "exists at the leaf without our tag (found tag: "
                     + found.tag() + ")", ctx.lease(), ops.now()));
             if (!released) {
@@ -342,7 +342,7 @@ final class EnsureResource {
             throw new dev.converge.ConvergeException(type.kind() + " '" + e.naturalKey()
                     + "' exists at the leaf but was not found; retrying");
         }
-        return adopt(ctx, type, e, found.get(), tag);
+        return adopt(ctx, e, found.get(), tag);
     }
 
     /**

@@ -65,9 +65,8 @@ final class ResolveEntry {
         TransactionGuard.assertNoTransaction("lookup of " + type.kind());
         Optional<LeafResource> found = ObservedLeaf.find(ops.rt.events(), type, e.naturalKey());
         String tag = ops.tags.tagFor(e.subject());
-        boolean ours = found.isPresent() && type.carries(found.get(), tag);
         boolean ok;
-        if (ours) {
+        if (found.isPresent() && tag.equals(found.get().tag())) {
             ok = ops.db(c -> ops.store.confirm(c, e.id(), found.get().leafId(), found.get().data(), ctx.lease(), ops.now()));
             log.info("reaper: {} '{}' found at the leaf with our tag; confirmed", e.kind(), e.naturalKey());
         } else {
@@ -78,7 +77,7 @@ final class ResolveEntry {
         if (!ok) {
             throw LedgerOps.lost(ctx, "resolving a stale entry");
         }
-        ops.rt.events().resolved(e.kind(), ours ? "confirmed" : "released");
+        ops.rt.events().resolved(e.kind(), found.isPresent() && tag.equals(found.get().tag()) ? "confirmed" : "released");
     }
 
     private void replay(Delivery ctx, ResourceType type, LedgerEntry e, Map<String, Object> params) {

@@ -70,7 +70,7 @@ final class TeardownEntry {
             if (found.isEmpty()) {
                 return finish(ctx, e, LedgerState.RELEASED, "never created at the leaf", "not_created");
             }
-            if (!type.carries(found.get(), tag)) {
+            if (!tag.equals(found.get().tag())) {
                 return finish(ctx, e, LedgerState.RELEASED, "exists at the leaf but is not ours; left alone", "not_ours");
             }
             target = found.get();

@@ -61,11 +61,6 @@ final class DriverResourceType implements ResourceType {
     }
 
     @Override
-    public boolean carries(LeafResource found, String tag) {
-        return driver.carries(found, tag);
-    }
-
-    @Override
     public void delete(LeafResource resource) {
         timed("delete", () -> {
             driver.delete(resource.leafId());

@@ -36,7 +36,7 @@ public final class SiteResources {
 
     public SiteResources(ProvisioningConfig config, MeterRegistry meters) {
         this.config = config;
-        this.hosting = new HostingDriver(config.hosting());
+        this.hosting = new HostingDriver(config.hosting(), config.tags());
         add(new DriverResourceType(REPOSITORY, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT,
                 new GitHostDriver(config.gitHost()), meters));
         add(new DriverResourceType(HOSTING, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, hosting, meters));

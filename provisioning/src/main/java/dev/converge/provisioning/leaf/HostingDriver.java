@@ -3,6 +3,7 @@ package dev.converge.provisioning.leaf;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.ResourceTags;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,10 +20,11 @@ import java.util.regex.Pattern;
  *
  * <p>Two APIs. The current one ({@link HostingConfig#currentApi()}: {@code /orgs/{org}/servers/{server}/sites},
  * JSON:API {@code data} bodies) keeps no tags or other free text on a site, so our tag goes where it
- * keeps something we choose and returns it: each site is isolated under its own Linux user, named
- * {@link #userFor(String) from our tag} ({@code cv} and 28 hex digits of its SHA-256), and a found site
- * is ours when its {@code user} is that name. The legacy v1 API ({@code /servers/{server}/sites},
- * {@code {site}} bodies) is spoken when no organization is configured, with the tag in {@code tags}.
+ * keeps something we choose and returns it: each site is isolated under its own Linux user,
+ * {@link #userFor(String) named from our tag} so that the tag reads back from the site's {@code user}
+ * (a user that is not one of ours reads as itself, never as our tag). The legacy v1 API
+ * ({@code /servers/{server}/sites}, {@code {site}} bodies) is spoken when no organization is
+ * configured, with the tag in {@code tags}.
  */
 public final class HostingDriver implements LeafDriver {
     public static final String LEAF = "hosting";
@@ -33,12 +35,24 @@ public final class HostingDriver implements LeafDriver {
     private static final int PAGE_SIZE = 100;
     private static final int MAX_PAGES = 1_000;
 
+    private static final Pattern SUBJECT_IN_USER = Pattern.compile("[a-z0-9-]{1,21}");
+
     private final HostingConfig config;
     private final LeafHttp http;
+    private final ResourceTags tags;
+    private final String userPrefix;
 
+    /** For the default installation's tags. */
     public HostingDriver(HostingConfig config) {
+        this(config, ResourceTags.defaults());
+    }
+
+    /** @param tags how this installation tags its resources: the current API's site users are named from them */
+    public HostingDriver(HostingConfig config, ResourceTags tags) {
         this.config = config;
         this.http = new LeafHttp(LEAF, config.http());
+        this.tags = tags;
+        this.userPrefix = userPrefix(tags);
     }
 
     @Override
@@ -86,24 +100,37 @@ public final class HostingDriver implements LeafDriver {
     }
 
     /**
-     * The Linux user a site of ours is isolated under, named from our tag: {@code cv} and the first
-     * 28 hex digits of the tag's SHA-256 (30 characters, within Linux's 32, lower-case letters and
-     * digits only). Another tag, another user; the tag cannot be read back from it, only checked.
+     * The Linux user a site of ours is isolated under, named from our tag so that it can be read
+     * back: {@code cv}, the first 8 hex digits of the SHA-256 of this installation's tag prefix, a
+     * {@code -}, and the tag's subject ({@code cv1a2b3c4d-site-42}). At most 32 characters, Linux's
+     * limit, so a subject has at most 21 (lower-case letters, digits and {@code -}).
      */
-    public static String userFor(String tag) {
+    public String userFor(String tag) {
+        String subject = tags.subjectOf(tag).orElseThrow(() -> new IllegalArgumentException(
+                "not a tag of installation " + tags.installation() + ": " + tag));
+        if (!SUBJECT_IN_USER.matcher(subject).matches()) {
+            throw new IllegalArgumentException("a hosting site's subject must be 1 to 21 of [a-z0-9-]: " + subject);
+        }
+        return userPrefix + subject;
+    }
+
+    /** Our tag, read back from a site's isolated user; the user as found when it is not one of ours. */
+    String tagOfUser(String user) {
+        if (user != null && user.startsWith(userPrefix)
+                && SUBJECT_IN_USER.matcher(user.substring(userPrefix.length())).matches()) {
+            return tags.tagFor(user.substring(userPrefix.length()));
+        }
+        return user;
+    }
+
+    private static String userPrefix(ResourceTags tags) {
         try {
             byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(tag.getBytes(StandardCharsets.UTF_8));
-            return "cv" + java.util.HexFormat.of().formatHex(digest).substring(0, 28);
+                    .digest(tags.prefix().getBytes(StandardCharsets.UTF_8));
+            return "cv" + java.util.HexFormat.of().formatHex(digest).substring(0, 8) + "-";
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is always available", e);
         }
-    }
-
-    /** Ours when the site carries the tag: its isolated user is named from it (current API) or it is its tag (v1). */
-    @Override
-    public boolean carries(LeafResource found, String tag) {
-        return config.currentApi() ? userFor(tag).equals(found.tag()) : tag.equals(found.tag());
     }
 
     @Override
@@ -199,7 +226,7 @@ public final class HostingDriver implements LeafDriver {
         }
         // the current API keeps our mark as the site's isolated user; v1 as its first tag
         JsonNode tags = fields.get("tags");
-        String tag = config.currentApi() ? JsonFields.optionalText(fields, "user")
+        String tag = config.currentApi() ? tagOfUser(JsonFields.optionalText(fields, "user"))
                 : tags != null && tags.isArray() && !tags.isEmpty() && tags.get(0).isTextual() ? tags.get(0).asText() : null;
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("server_id", config.serverId());

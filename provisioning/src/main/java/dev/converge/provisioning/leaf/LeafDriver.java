@@ -36,12 +36,4 @@ public interface LeafDriver {
 
     /** Everything the leaf holds now in our scope (org, server, name prefix), for orphan reconciliation. */
     List<LeafResource> list();
-
-    /**
-     * Whether a found resource carries our tag, as this leaf keeps it: the tag itself by default;
-     * a leaf with no free text for it keeps something derived from it (see the driver).
-     */
-    default boolean carries(LeafResource found, String tag) {
-        return tag.equals(found.tag());
-    }
 }

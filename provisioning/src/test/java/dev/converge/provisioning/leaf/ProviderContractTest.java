@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
+import dev.converge.ledger.ResourceTags;
 import dev.converge.ledger.ResourceExists;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,20 +196,25 @@ class ProviderContractTest {
     }
 
     @Test
-    void forgesCurrentApiCreatesAnIsolatedSiteUnderTheUserNamedFromOurTagAndReadsTheJsonApiReply() {
+    void forgesCurrentApiCreatesAnIsolatedSiteUnderTheUserNamedFromOurTagAndReadsTheTagBack() {
         server.route("POST", "/orgs/acme/servers/1/sites", "forge/current-create-site-201.json");
+        String tag = ResourceTags.defaults().tagFor("site-2");
 
-        LeafResource site = forgeCurrent().create("site.com", "converge:site-2", null);
+        LeafResource site = forgeCurrent().create("site.com", tag, null);
 
         assertThat(site.leafId()).isEqualTo("2");
         assertThat(site.naturalKey()).isEqualTo("site.com");
-        assertThat(site.tag()).as("the isolated user, as the API returns it").isEqualTo(HostingDriver.userFor("converge:site-2"));
-        assertThat(forgeCurrent().carries(site, "converge:site-2")).isTrue();
-        assertThat(forgeCurrent().carries(site, "converge:site-3")).as("another tag's site is not ours").isFalse();
+        assertThat(site.tag()).as("read back from the isolated user the API returns").isEqualTo(tag);
+        String user = forgeCurrent().userFor(tag);
+        assertThat(user).matches("cv[0-9a-f]{8}-site-2").hasSizeLessThanOrEqualTo(32);
+        assertThat(new HostingDriver(HostingConfig.current(http(), "acme", "1"), ResourceTags.of("staging"))
+                .userFor(ResourceTags.of("staging").tagFor("site-2"))).as("another installation, another user")
+                .isNotEqualTo(user);
         String sent = server.requests.get(0).body();
         assertThat(sent).contains("\"domain_mode\":\"custom\"", "\"name\":\"site.com\"", "\"is_isolated\":true",
-                "\"isolated_user\":\"" + HostingDriver.userFor("converge:site-2") + "\"").doesNotContain("tags");
-        assertThat(HostingDriver.userFor("converge:site-2")).matches("cv[0-9a-f]{28}");
+                "\"isolated_user\":\"" + user + "\"").doesNotContain("tags");
+        assertThatThrownBy(() -> forgeCurrent().userFor("converge:site-2")).as("not this installation's tag")
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -218,15 +224,14 @@ class ProviderContractTest {
                 .route("GET", "/orgs/acme/servers/1/sites?page%5Bsize%5D=100&page%5Bcursor%5D="
                         + "eyJzaXRlcy5pZCI6MiwiX3BvaW50c1RvTmV4dEl0ZW1zIjp0cnVlfQ", "forge/current-list-sites-page2.json");
 
-        assertThatThrownBy(() -> forgeCurrent().create("site.com", "converge:site-2", null))
+        assertThatThrownBy(() -> forgeCurrent().create("site.com", ResourceTags.defaults().tagFor("site-2"), null))
                 .isInstanceOf(ResourceExists.class);
         List<LeafResource> sites = forgeCurrent().list();
         assertThat(sites).extracting(LeafResource::naturalKey).containsExactly("site.com", "second.com");
         assertThat(sites).extracting(LeafResource::leafId).containsExactly("2", "3");
-        LeafResource theirs = forgeCurrent().find("second.com").orElseThrow();
-        assertThat(forgeCurrent().carries(theirs, "converge:site-3")).as("a site under the forge user is not ours")
-                .isFalse();
-        assertThat(forgeCurrent().carries(sites.get(0), "converge:site-2")).isTrue();
+        assertThat(sites).extracting(LeafResource::tag).as("ours reads as our tag, a site under forge's user as itself")
+                .containsExactly(ResourceTags.defaults().tagFor("site-2"), "forge");
+        assertThat(forgeCurrent().find("second.com")).isPresent();
     }
 
     @Test
