@@ -68,7 +68,8 @@ public final class ConvergenceCheck {
         CheckData data = CheckData.load(store);
         Map<String, InventorySnapshot> inventories = new LinkedHashMap<>();
         for (String leaf : LEAF_OF_KIND.values().stream().sorted().toList()) {
-            inventories.put(leaf, truth.inventory(leaf));
+            InventorySnapshot inv = truth.inventory(leaf);
+            inventories.put(leaf, leaf.equals(LEAF_OF_KIND.get(SiteResources.HOSTING)) ? readUsers(inv) : inv);
         }
         Map<String, Long> emails = truth.welcomeEmailsBySite();
         Map<String, Long> reminders = truth.remindersBySite();
@@ -212,6 +213,20 @@ public final class ConvergenceCheck {
             violation("status_mismatches", "lead " + site.leadId() + " is " + (customer ? "a customer" : "a lead")
                     + " but has " + (anyActive ? "an" : "no") + " active site");
         }
+    }
+
+    /**
+     * The hosting leaf's inventory with each site's mark as a tag: a site made through Forge's current
+     * API is marked by the isolated user it runs as, which reads back as our tag (the same function
+     * the driver uses, applied to what the leaf recorded); a v1 site's mark is its tag already.
+     */
+    private InventorySnapshot readUsers(InventorySnapshot inv) {
+        java.util.function.UnaryOperator<String> read = mark -> dev.converge.provisioning.leaf.HostingDriver
+                .tagOfUser(resources.tags(), mark);
+        return new InventorySnapshot(inv.leaf(), inv.current().stream().map(r -> new SimResource(r.id(), r.scope(),
+                r.naturalKey(), read.apply(r.tag()), r.createdAt(), r.fields())).toList(),
+                inv.history().stream().map(e -> new InventoryEvent(e.seq(), e.at(), e.kind(), e.id(), e.scope(),
+                        e.naturalKey(), read.apply(e.tag()))).toList());
     }
 
     /**

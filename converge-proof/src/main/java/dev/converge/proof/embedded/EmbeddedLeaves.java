@@ -54,7 +54,7 @@ public final class EmbeddedLeaves implements AutoCloseable {
         return new ProvisioningConfig("sites.example", trialWindow, null, "https://account.sites.example/sites/{site_id}",
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http(LeafSim.GITHOST, callTimeout), "converge-sites", true),
-                HostingConfig.of(http(LeafSim.HOSTING, callTimeout), "srv-1"),
+                HostingConfig.current(http(LeafSim.HOSTING, callTimeout), "converge", "srv-1"),
                 new LicenseConfig(http(LeafSim.LICENSE, callTimeout)),
                 database,
                 smtp.config("welcome@sites.example"),

@@ -116,9 +116,18 @@ public final class HostingDriver implements LeafDriver {
 
     /** Our tag, read back from a site's isolated user; the user as found when it is not one of ours. */
     String tagOfUser(String user) {
-        if (user != null && user.startsWith(userPrefix)
-                && SUBJECT_IN_USER.matcher(user.substring(userPrefix.length())).matches()) {
-            return tags.tagFor(user.substring(userPrefix.length()));
+        return tagOfUser(tags, user);
+    }
+
+    /**
+     * Our tag, read back from the isolated user of a site made through Forge's current API, for
+     * whoever reads a hosting inventory (the orphan report, a checker); the user itself when it is
+     * not one of this installation's.
+     */
+    public static String tagOfUser(ResourceTags tags, String user) {
+        String prefix = userPrefix(tags);
+        if (user != null && user.startsWith(prefix) && SUBJECT_IN_USER.matcher(user.substring(prefix.length())).matches()) {
+            return tags.tagFor(user.substring(prefix.length()));
         }
         return user;
     }

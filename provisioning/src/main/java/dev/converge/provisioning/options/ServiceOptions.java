@@ -70,10 +70,14 @@ public final class ServiceOptions {
     @Option(names = "--hosting-server", defaultValue = "srv-1", description = "Hosting server id.")
     String hostingServer;
 
-    @Option(names = "--hosting-org", description = "The Forge organization's slug: the hosting driver then speaks Forge's "
-            + "current API (/orgs/<org>/servers/<server>/sites), each site isolated under a user named from our tag. "
-            + "Without it, the legacy v1 API (/servers/<server>/sites, our tag in the site's tags).")
+    @Option(names = "--hosting-org", defaultValue = "converge", description = "The Forge organization's slug (default "
+            + "${DEFAULT-VALUE}, the simulator's): the hosting driver speaks Forge's current API "
+            + "(/orgs/<org>/servers/<server>/sites), each site isolated under a user named from our tag.")
     String hostingOrg;
+
+    @Option(names = "--hosting-legacy-v1", description = "Speak Forge's legacy v1 API instead (/servers/<server>/sites, "
+            + "our tag in the site's tags).")
+    boolean hostingLegacyV1;
 
     @Option(names = "--smtp", defaultValue = "127.0.0.1:2525", description = "SMTP host:port for welcome emails.")
     String smtp;
@@ -184,7 +188,7 @@ public final class ServiceOptions {
         return new ProvisioningConfig(baseDomain, window, trialReminder, accountUrl(),
                 flowDeadline, Duration.ofHours(24),
                 new GitHostConfig(http("githost"), gitOrg, true),
-                hostingOrg == null ? HostingConfig.of(http("hosting"), hostingServer)
+                hostingLegacyV1 ? HostingConfig.of(http("hosting"), hostingServer)
                         : HostingConfig.current(http("hosting"), hostingOrg, hostingServer),
                 new LicenseConfig(http("license")),
                 db,

@@ -1,6 +1,7 @@
 package dev.converge.provisioning.leaf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.converge.leafsim.LeafSim;
@@ -158,6 +159,48 @@ class LeafSimSampleShapeTest {
 
         leaves.sim.faults().add(new FaultRule(LeafSim.HOSTING, "create", FaultType.THROTTLE, null, 1, null, null, 42));
         assertShape("forge/too-many-requests-429.json", call(LeafSim.HOSTING, token, "POST", "/servers/1/sites", body));
+    }
+
+    @Test
+    void hostingAnswersInForgesCurrentApiShapes() {
+        String token = SimulatedLeaves.HOSTING_TOKEN;
+        String body = "{\"type\":\"php\",\"domain_mode\":\"custom\",\"name\":\"site.com\",\"web_directory\":\"/public\","
+                + "\"is_isolated\":true,\"isolated_user\":\"cv505ef379-site-2\"}";
+        String sites = "/orgs/acme/servers/5/sites"; // a server of its own: the v1 test makes site.com on 1
+        assertShape("forge/current-create-site-201.json", call(LeafSim.HOSTING, token, "POST", sites, body));
+        assertShape("forge/current-create-site-422-taken.json", call(LeafSim.HOSTING, token, "POST", sites, body));
+        call(LeafSim.HOSTING, token, "POST", sites, "{\"type\":\"php\",\"domain_mode\":\"custom\",\"name\":\"second.com\"}");
+        Answer page1 = call(LeafSim.HOSTING, token, "GET", sites + "?page%5Bsize%5D=1", null);
+        assertShape("forge/current-list-sites-page1.json", page1);
+        String cursor = page1.body().path("meta").path("next_cursor").asText();
+        Answer page2 = call(LeafSim.HOSTING, token, "GET", sites + "?page%5Bsize%5D=1&page%5Bcursor%5D=" + cursor, null);
+        assertShape("forge/current-list-sites-page2.json", page2);
+        assertThat(page2.body().path("data").get(0).path("attributes").path("user").asText())
+                .as("a site that is not isolated runs as forge").isEqualTo("forge");
+        String id = page1.body().path("data").get(0).path("id").asText();
+        assertShape("forge/current-create-deployment-200.json",
+                call(LeafSim.HOSTING, token, "POST", sites + "/" + id + "/deployments", null));
+        assertThat(call(LeafSim.HOSTING, token, "POST", sites, "{\"name\":\"third.com\",\"type\":\"php\"}").status())
+                .as("domain_mode is required").isEqualTo(422);
+    }
+
+    @Test
+    void theCurrentApiDriversRequestsAreAnsweredByTheSimulatorAsByForge() {
+        HostingDriver driver = new HostingDriver(HostingConfig.current(leaves.http(LeafSim.HOSTING,
+                SimulatedLeaves.HOSTING_TOKEN), "converge", "7"), dev.converge.ledger.ResourceTags.defaults());
+        String tag = dev.converge.ledger.ResourceTags.defaults().tagFor("site-31");
+        var created = driver.create("shop31.sites.example", tag, null);
+        assertThat(created.tag()).isEqualTo(tag);
+        assertThatThrownBy(() -> driver.create("shop31.sites.example", tag, null))
+                .isInstanceOf(dev.converge.ledger.ResourceExists.class);
+        assertThat(driver.find("shop31.sites.example")).hasValueSatisfying(r -> {
+            assertThat(r.leafId()).isEqualTo(created.leafId());
+            assertThat(r.tag()).as("read back from the isolated user the simulator kept").isEqualTo(tag);
+        });
+        driver.deploy(created.leafId());
+        driver.delete(created.leafId());
+        driver.delete(created.leafId()); // already gone: a success (R2)
+        assertThat(driver.find("shop31.sites.example")).isEmpty();
     }
 
     @Test

@@ -87,8 +87,9 @@ class LeafUrlOptionsTest {
     }
 
     @Test
-    void aHostingOrganizationSelectsForgesCurrentApi() {
-        assertThat(parse("--dev").hosting().currentApi()).as("legacy v1 without one").isFalse();
+    void theHostingDriverSpeaksForgesCurrentApiUnlessTheLegacyOneIsAskedFor() {
+        assertThat(parse("--dev").hosting().currentApi()).as("the current API by default").isTrue();
+        assertThat(parse("--dev", "--hosting-legacy-v1").hosting().currentApi()).isFalse();
         ProvisioningConfig current = parse("--dev", "--hosting-org", "acme", "--hosting-server", "42");
         assertThat(current.hosting().currentApi()).isTrue();
         assertThat(current.hosting().org()).isEqualTo("acme");
