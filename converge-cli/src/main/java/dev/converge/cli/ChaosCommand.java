@@ -75,7 +75,7 @@ public final class ChaosCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     double deleteShare;
 
-    @Option(names = "--trial", defaultValue = "45s", converter = DurationConverter.class, description = "Every site's "
+    @Option(names = "--trial", defaultValue = "90s", converter = DurationConverter.class, description = "Every site's "
             + "trial (at least 20s; default ${DEFAULT-VALUE}): the client subscribes a share of the sites once active, the "
             + "others get one reminder and expire during the run.")
     Duration trial;
@@ -103,8 +103,9 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "How long a leaf holds a HANG_AFTER answer (default ${DEFAULT-VALUE}).")
     Duration hang;
 
-    @Option(names = "--max-duration", defaultValue = "165s", converter = DurationConverter.class,
-            description = "The run ends by then, converged or not (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-duration", converter = DurationConverter.class, description = "The run ends by itself "
+            + "within this (default 165s, and with a trial long enough for the last requested site's trial to end: "
+            + "--traffic + --trial + 105s).")
     Duration maxDuration;
 
     @Option(names = "--db", defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres", description = "A database on the "
@@ -128,6 +129,10 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Also write the report as JSON to this file.")
     Path json;
 
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     @Override
     public Integer call() throws Exception {
         String[] range = killEvery.split("\\.\\.", 2);
@@ -139,7 +144,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).rollingDeploy(rollingDeploy).trial(noTrial ? null : trial)
                 .subscribeShare(subscribeShare).traffic(traffic)
                 .deleteShare(deleteShare).flowDeadline(flowDeadline).lease(lease).leafTimeout(leafTimeout).hang(hang)
-                .maxDuration(maxDuration).db(db, dbUser).siteDb(siteDb).runDir(runDir).keepDb(keepDb).build();
+                .maxDuration(maxDuration != null ? maxDuration : noTrial ? Duration.ofSeconds(165)
+                        : max(Duration.ofSeconds(165), traffic.plus(trial).plusSeconds(105))).db(db, dbUser).siteDb(siteDb).runDir(runDir).keepDb(keepDb).build();
         ChaosReport report;
         try {
             report = ChaosRun.run(settings, System.out);

@@ -86,17 +86,21 @@ final class LicenseLeaf implements SimulatedLeaf {
     }
 
     /**
-     * Statamic's site list ({@code data} of sites with {@code domains}), in pages so that a large
-     * inventory stays cheap to read: {@code page[number]} from 1 and {@code page[size]} (default
-     * 100, at most 100); {@code links} carries self, prev, next (null on the last page), first, last
-     * and counts. A client that reads one page and stops at a null {@code links.next} reads it whole.
+     * Statamic's site list ({@code data} of sites with {@code domains}): without paging parameters,
+     * as Statamic documents it, every site in one answer (one consistent read: a lookup by domain
+     * that walked numbered pages would skip the site that moves up a page when one before it is
+     * deleted between two reads). With {@code page[number]} (from 1) or {@code page[size]} (at most
+     * 100), that page; {@code links} carries self, prev, next (null on the last page), first, last
+     * and counts.
      */
     private SimResponse list(Context ctx) {
         String domain = ctx.queryParam("domain");
         List<Map<String, Object>> licenses = inventory.inScope(null).stream()
                 .filter(license -> domain == null || domain.equals(license.naturalKey()))
                 .map(SimResource::fields).toList();
-        int size = Math.min(100, Math.max(1, intParam(ctx.queryParam("page[size]"), 100)));
+        boolean paged = ctx.queryParam("page[size]") != null || ctx.queryParam("page[number]") != null;
+        int size = paged ? Math.min(100, Math.max(1, intParam(ctx.queryParam("page[size]"), 100)))
+                : Math.max(1, licenses.size());
         int pages = Math.max(1, (licenses.size() + size - 1) / size);
         int number = Math.min(pages, Math.max(1, intParam(ctx.queryParam("page[number]"), 1)));
         int from = Math.min(licenses.size(), (number - 1) * size);
