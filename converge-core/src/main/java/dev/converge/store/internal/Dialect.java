@@ -133,8 +133,9 @@ public interface Dialect {
                 "unsupported database URL (expected jdbc:postgresql: or jdbc:h2:): " + redactUrl(jdbcUrl));
     }
 
-    /** A JDBC URL without any password parameter, safe to log. */
+    /** A JDBC URL without any password, as a parameter or in its user-info ({@code user:password@}), safe to log. */
     static String redactUrl(String url) {
-        return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+        return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1***")
+                .replaceFirst("^(jdbc:[A-Za-z0-9]+://[^/?#:@]*):[^/?#@]*@", "$1:***@");
     }
 }

@@ -21,10 +21,18 @@ public final class DatabaseOptions {
     @Option(names = "--db-pool", defaultValue = "20", description = "Connection pool size.")
     public int pool;
 
+    /** A user-info part ({@code user@} or {@code user:password@}) in the URL's authority. */
+    private static final java.util.regex.Pattern USER_INFO = java.util.regex.Pattern.compile("^jdbc:[a-z0-9]+://[^/?#]*@");
+
     public Store open() {
         if (url.toLowerCase(java.util.Locale.ROOT).contains("password=")) {
             // a password in a flag shows in process listings and shell history
             throw new IllegalArgumentException("--db must not carry a password: put it in CONVERGE_DB_PASSWORD");
+        }
+        if (USER_INFO.matcher(url).find()) {
+            // user:password@host would also reach the driver's errors ("unknown host root:pw@..."); never repeat it
+            throw new IllegalArgumentException("--db must not carry a user or password before the host (user@ or "
+                    + "user:password@): give the user in --db-user and the password in CONVERGE_DB_PASSWORD");
         }
         if (url.startsWith("jdbc:h2:file:")) {
             String path = url.substring("jdbc:h2:file:".length()).split(";", 2)[0];
