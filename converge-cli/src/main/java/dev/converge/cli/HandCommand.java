@@ -11,9 +11,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code converge hand ...}: a person's hand when automation stops, through the server's API.
- * Retrying a job or a flow and settling a ledger entry or a token need the operator token
- * ({@code --token-env CONVERGE_OPERATOR_TOKEN}); retrying one of a tenant's sites needs its
- * approver token. Every action needs {@code --reason}; it is recorded with who acted.
+ * Retrying a job or a flow and settling a ledger entry or a token need the operator token (read
+ * from {@code CONVERGE_OPERATOR_TOKEN}); retrying one of a tenant's sites needs its approver token
+ * ({@code CONVERGE_APPROVER_TOKEN}); {@code --token-env} names another variable. Every action needs {@code --reason}; it is recorded with who acted.
  */
 @Command(name = "hand", mixinStandardHelpOptions = true,
         description = "Act where automation stopped: retry a failed job, a flow or a site that needs attention; cancel a "
@@ -54,6 +54,11 @@ public final class HandCommand {
     @Command(name = "retry-job", mixinStandardHelpOptions = true,
             description = "Run a job that failed for good again (operator token). Exit 3: it was not failed.")
     public static final class RetryJob extends Act {
+        @Override
+        Needs needs() {
+            return Needs.OPERATOR;
+        }
+
         @Option(names = "--id", required = true, description = "The job's id.")
         long id;
 
@@ -75,6 +80,11 @@ public final class HandCommand {
             description = "Cancel a job that is waiting, never a running one (operator token); a step of a flow so "
                     + "cancelled ends its flow, which compensates. Exit 3: it was not waiting.")
     public static final class CancelJob extends Act {
+        @Override
+        Needs needs() {
+            return Needs.OPERATOR;
+        }
+
         @Option(names = "--id", required = true, description = "The job's id.")
         long id;
 
@@ -96,6 +106,11 @@ public final class HandCommand {
             description = "Retry a flow that needs attention from where it stopped (operator token). Exit 3: it did not "
                     + "need attention (or someone retried it first).")
     public static final class RetryFlow extends Act {
+        @Override
+        Needs needs() {
+            return Needs.OPERATOR;
+        }
+
         @Option(names = "--id", required = true, description = "The flow's id.")
         long id;
 
@@ -138,6 +153,11 @@ public final class HandCommand {
             description = "Settle a ledger entry the machine could not decide (operator token): it exists at the leaf "
                     + "under an id (adopted and confirmed), or it does not (released).")
     public static final class SettleEntry extends Act {
+        @Override
+        Needs needs() {
+            return Needs.OPERATOR;
+        }
+
         @Option(names = "--id", required = true, description = "The ledger entry's id.")
         long id;
 
@@ -177,6 +197,11 @@ public final class HandCommand {
     @Command(name = "settle-token", mixinStandardHelpOptions = true,
             description = "Settle a token whose use is unknown (operator token): it was used (spent) or not (available).")
     public static final class SettleToken extends Act {
+        @Override
+        Needs needs() {
+            return Needs.OPERATOR;
+        }
+
         @Option(names = "--id", required = true, description = "The token's id (never its value).")
         long id;
 

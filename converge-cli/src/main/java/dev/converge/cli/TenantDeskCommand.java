@@ -27,9 +27,29 @@ abstract class TenantDeskCommand implements Callable<Integer> {
             description = "Base URL of the Converge server (default: ${DEFAULT-VALUE}).")
     String url;
 
-    @Option(names = {"--token-env", "--tenant-token-env"}, defaultValue = "CONVERGE_APPROVER_TOKEN",
-            description = "Environment variable holding your tenant's approver token (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"--token-env", "--tenant-token-env"}, description = "Environment variable holding the token the "
+            + "command needs (default: CONVERGE_OPERATOR_TOKEN for the operator's commands, CONVERGE_APPROVER_TOKEN for "
+            + "a tenant's approver's).")
     String tokenEnv;
+
+    /** Whose token a command needs, and where it is read from unless {@code --token-env} says otherwise. */
+    enum Needs {
+        APPROVER("CONVERGE_APPROVER_TOKEN", "your tenant's approver token"),
+        OPERATOR("CONVERGE_OPERATOR_TOKEN", "the operator token");
+
+        final String env;
+        final String what;
+
+        Needs(String env, String what) {
+            this.env = env;
+            this.what = what;
+        }
+    }
+
+    /** The token this command needs: a tenant's approver's unless it says otherwise. */
+    Needs needs() {
+        return Needs.APPROVER;
+    }
 
     @Spec
     CommandSpec spec;
@@ -83,9 +103,10 @@ abstract class TenantDeskCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
-            String token = env.apply(tokenEnv);
+            String variable = tokenEnv != null ? tokenEnv : needs().env;
+            String token = env.apply(variable);
             if (token == null || token.isBlank()) {
-                err.println("set " + tokenEnv + " to your tenant's approver token (it is read from the environment so it "
+                err.println("set " + variable + " to " + needs().what + " (it is read from the environment so it "
                         + "does not show in process listings or shell history)");
                 return 2;
             }

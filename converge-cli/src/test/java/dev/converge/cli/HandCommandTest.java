@@ -56,6 +56,32 @@ class HandCommandTest {
         }
     }
 
+    @Test
+    void eachCommandReadsTheTokenItNeedsAndSaysWhichWhenItIsMissing() {
+        StringWriter err = new StringWriter();
+        for (Object operatorCommand : new Object[] {new HandCommand.RetryJob(name -> null),
+                new HandCommand.CancelJob(name -> null), new HandCommand.RetryFlow(name -> null)}) {
+            picocli.CommandLine cl = new picocli.CommandLine(operatorCommand);
+            cl.setErr(new PrintWriter(err));
+            assertThat(cl.execute("--url", "http://127.0.0.1:1", "--id", "7", "--reason", "r")).isEqualTo(2);
+        }
+        assertThat(err.toString()).contains("set CONVERGE_OPERATOR_TOKEN to the operator token")
+                .doesNotContain("APPROVER");
+        StringWriter siteErr = new StringWriter();
+        picocli.CommandLine site = new picocli.CommandLine(new HandCommand.RetrySite(name -> null));
+        site.setErr(new PrintWriter(siteErr));
+        assertThat(site.execute("--url", "http://127.0.0.1:1", "--site", "7", "--reason", "r")).isEqualTo(2);
+        assertThat(siteErr.toString()).contains("set CONVERGE_APPROVER_TOKEN to your tenant's approver token");
+
+        // with the operator token set where the command looks by default, it goes on (to an unreachable server here)
+        StringWriter reached = new StringWriter();
+        picocli.CommandLine retry = new picocli.CommandLine(new HandCommand.RetryJob(
+                name -> name.equals("CONVERGE_OPERATOR_TOKEN") ? "cvo_x" : null));
+        retry.setErr(new PrintWriter(reached));
+        assertThat(retry.execute("--url", "http://127.0.0.1:1", "--id", "7", "--reason", "r")).isEqualTo(1);
+        assertThat(reached.toString()).contains("cannot reach the server");
+    }
+
     /** A job no worker takes (its queue is nobody's), waiting; its id. */
     private static long idleJob(ApiHarness api) {
         return api.sql(c -> {
