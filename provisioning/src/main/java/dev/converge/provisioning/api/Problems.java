@@ -36,7 +36,7 @@ final class Problems {
         routes.exception(HttpResponseException.class, (e, ctx) -> send(ctx, of(e)));
         routes.exception(StoreException.class, (e, ctx) -> send(ctx, of(ctx, e)));
         routes.exception(Exception.class, (e, ctx) -> {
-            log.error("{} {} failed", ctx.method(), HttpMetrics.route(ctx), e);
+            log.error("{} {} failed", HttpMetrics.method(ctx), HttpMetrics.route(ctx), e);
             send(ctx, new ApiProblem(ProblemType.INTERNAL_ERROR, "The request could not be completed. It may be retried."));
         });
     }
@@ -57,11 +57,11 @@ final class Problems {
 
     private static ApiProblem of(Context ctx, StoreException e) {
         if (transientFailure(e)) {
-            log.warn("{} {}: database unavailable: {}", ctx.method(), HttpMetrics.route(ctx), e.getMessage());
+            log.warn("{} {}: database unavailable: {}", HttpMetrics.method(ctx), HttpMetrics.route(ctx), e.getMessage());
             return new ApiProblem(ProblemType.SERVICE_UNAVAILABLE, "The database did not answer. Retry later.")
                     .header("Retry-After", "1");
         }
-        log.error("{} {} failed", ctx.method(), HttpMetrics.route(ctx), e);
+        log.error("{} {} failed", HttpMetrics.method(ctx), HttpMetrics.route(ctx), e);
         return new ApiProblem(ProblemType.INTERNAL_ERROR, "The request could not be completed. It may be retried.");
     }
 

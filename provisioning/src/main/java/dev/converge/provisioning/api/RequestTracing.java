@@ -15,7 +15,7 @@ final class RequestTracing {
     }
 
     static void register(RoutesConfig routes) {
-        routes.before(ctx -> ctx.attribute(ATTRIBUTE, ServiceTracing.serverSpan(ctx.method().name(), ctx.path(), ctx::header)));
+        routes.before(ctx -> ctx.attribute(ATTRIBUTE, ServiceTracing.serverSpan(HttpMetrics.method(ctx), ctx.path(), ctx::header)));
         routes.after(ctx -> {
             ServiceTracing.Request r = ctx.attribute(ATTRIBUTE);
             if (r != null) {
