@@ -120,7 +120,9 @@ public final class McpEndpoint implements ApiExtension {
                 return;
             }
             req.setAttribute(TENANT, tenant);
-            transport.service(req, resp);
+            TransportErrors answer = new TransportErrors(resp);
+            transport.service(req, answer);
+            answer.finish();
             String opened = resp.getHeader(SESSION);
             if (session == null && opened != null) {
                 sessions.bind(opened, tenant.id());

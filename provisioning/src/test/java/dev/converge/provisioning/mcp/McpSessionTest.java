@@ -61,6 +61,28 @@ class McpSessionTest {
     }
 
     @Test
+    void transportErrorsAreShortJsonRpcErrorsWithNothingInternal() throws Exception {
+        String a = agent("transport-errors");
+        String session = open(a);
+        URI mcp = URI.create("http://127.0.0.1:" + api.port() + "/mcp");
+        List<HttpResponse<String>> answers = List.of(
+                post(a, session, "{not json"),
+                http.send(HttpRequest.newBuilder(mcp).header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + a).header("Mcp-Session-Id", session)
+                        .POST(HttpRequest.BodyPublishers.ofString(LIST)).build(), HttpResponse.BodyHandlers.ofString()),
+                http.send(HttpRequest.newBuilder(mcp).header("Content-Type", "text/plain")
+                        .header("Accept", "application/json, text/event-stream").header("Authorization", "Bearer " + a)
+                        .POST(HttpRequest.BodyPublishers.ofString("hello")).build(), HttpResponse.BodyHandlers.ofString()));
+        for (HttpResponse<String> r : answers) {
+            assertThat(r.statusCode()).as(r.body()).isBetween(400, 499);
+            assertThat(r.body()).as("a short JSON-RPC error").contains("\"jsonrpc\":\"2.0\"").contains("\"error\"")
+                    .contains("\"code\"").doesNotContain("stackTrace").doesNotContain("java.").doesNotContain("Exception")
+                    .doesNotContain("jetty");
+            assertThat(r.body().length()).as(r.body()).isLessThan(400);
+        }
+    }
+
+    @Test
     void anotherTenantsSessionIdIsRefusedAndTheOwnersWorks() throws Exception {
         String a = agent("session-a");
         String b = agent("session-b");
