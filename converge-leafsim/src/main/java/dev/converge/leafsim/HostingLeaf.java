@@ -137,15 +137,7 @@ final class HostingLeaf implements SimulatedLeaf {
     }
 
     private SimResponse deployCurrent(Context ctx) {
-        Optional<SimResource> site = onServer(ctx);
-        if (site.isEmpty()) {
-            return SimResponse.notFound();
-        }
-        return inventory.update(site.get().id(), fields -> {
-            fields.put("deployment_status", "deployed");
-            fields.put("deployments", ((Number) fields.getOrDefault("deployments", 0)).intValue() + 1);
-            return fields;
-        }).map(updated -> {
+        return deployed(ctx).map(updated -> {
             Map<String, Object> commit = new LinkedHashMap<>();
             commit.put("hash", null);
             commit.put("author", null);
@@ -161,7 +153,7 @@ final class HostingLeaf implements SimulatedLeaf {
             attributes.put("created_at", now);
             attributes.put("updated_at", now);
             Map<String, Object> deployment = new LinkedHashMap<>();
-            deployment.put("id", site.get().id() + "-" + updated.fields().get("deployments"));
+            deployment.put("id", updated.id() + "-" + updated.fields().get("deployments"));
             deployment.put("type", "deployments");
             deployment.put("attributes", attributes);
             return SimResponse.of(200, Map.of("data", deployment));
@@ -254,15 +246,17 @@ final class HostingLeaf implements SimulatedLeaf {
     }
 
     private SimResponse deploy(Context ctx) {
-        Optional<SimResource> site = onServer(ctx);
-        if (site.isEmpty()) {
-            return SimResponse.notFound();
-        }
-        return inventory.update(site.get().id(), fields -> {
+        return deployed(ctx).map(updated -> SimResponse.of(200, Map.of("site", updated.fields())))
+                .orElseGet(SimResponse::notFound);
+    }
+
+    /** The site on the path's server, deployed once more (both APIs count deployments the same way); empty if none. */
+    private Optional<SimResource> deployed(Context ctx) {
+        return onServer(ctx).flatMap(site -> inventory.update(site.id(), fields -> {
             fields.put("deployment_status", "deployed");
             fields.put("deployments", ((Number) fields.getOrDefault("deployments", 0)).intValue() + 1);
             return fields;
-        }).map(updated -> SimResponse.of(200, Map.of("site", updated.fields()))).orElseGet(SimResponse::notFound);
+        }));
     }
 
     private Optional<SimResource> onServer(Context ctx) {

@@ -25,7 +25,7 @@ final class RivalRepository {
 
     /** Makes the name taken at the git host; false if the git host would not have it (the site then provisions). */
     boolean take(String name) {
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        return retried(() -> {
             try {
                 taken.put(name, gitHost.create(name, DESCRIPTION, null));
                 return true;
@@ -35,17 +35,9 @@ final class RivalRepository {
                 if (!e.isTransient()) {
                     return false;
                 }
-            } catch (LeafCallException e) {
-                // no answer, a reset, a malformed reply: try again
+                throw e;
             }
-            try {
-                Thread.sleep(Math.min(1000, 100L * attempt));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
+        });
     }
 
     /**
@@ -53,18 +45,27 @@ final class RivalRepository {
      * through faults; a delete is safe to repeat). False if it could not be, or was never taken here.
      */
     boolean release(String name) {
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            try {
-                dev.converge.ledger.LeafResource r = taken.get(name);
-                if (r == null) {
-                    r = gitHost.find(name).orElse(null);
-                }
-                if (r == null) {
-                    return true;
-                }
+        return retried(() -> {
+            dev.converge.ledger.LeafResource r = taken.get(name);
+            if (r == null) {
+                r = gitHost.find(name).orElse(null);
+            }
+            if (r != null) {
                 gitHost.delete(r.leafId());
                 taken.remove(name);
-                return true;
+            }
+            return true;
+        });
+    }
+
+    /**
+     * The call's answer, asked again through leaf faults (no answer, a reset, a malformed reply, a
+     * transient refusal), backing off, at most {@link #ATTEMPTS} times; false if it never answered.
+     */
+    private static boolean retried(java.util.function.BooleanSupplier call) {
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                return call.getAsBoolean();
             } catch (LeafCallException e) {
                 // a fault: try again
             }
