@@ -53,6 +53,16 @@ public final class ServerCommand implements Callable<Integer> {
             + "connection that sends nothing for this long is closed (default ${DEFAULT-VALUE}; 100ms to 1h).")
     java.time.Duration idleTimeout;
 
+    @Option(names = "--address-share", defaultValue = "10", description = "The percentage of --max-connections one "
+            + "client address may hold (default ${DEFAULT-VALUE}); a connection beyond it is closed as it opens. "
+            + "Behind a reverse proxy, where every connection comes from the proxy, set 100.")
+    int addressShare;
+
+    @Option(names = "--request-deadline", defaultValue = "10s", converter = DurationConverter.class, description = "A "
+            + "request's headers and body must arrive within this once its first byte has; a client that trickles "
+            + "them is closed (default ${DEFAULT-VALUE}; 100ms to 10m).")
+    java.time.Duration requestDeadline;
+
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
@@ -76,7 +86,8 @@ public final class ServerCommand implements Callable<Integer> {
 
     ApiOptions apiOptions() {
         ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port)
-                .withJetty(maxConnections, requestQueue, idleTimeout);
+                .withJetty(maxConnections, requestQueue, idleTimeout)
+                .withConnectionBounds(addressShare, requestDeadline);
         return inFlightTimeout == null ? o : o.withInFlightTimeout(inFlightTimeout);
     }
 }

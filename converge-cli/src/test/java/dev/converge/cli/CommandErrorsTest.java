@@ -102,4 +102,17 @@ class CommandErrorsTest {
             assertThat(err.toString()).contains("server: ").contains("Port already in use").doesNotContain("\tat ");
         }
     }
+
+    @Test
+    void connectionBoundsOutOfRangeAreRefusedBeforeAnythingOpens(@TempDir Path dir) throws Exception {
+        int exit = run("server", "--dev", "--port", "0", "--address-share", "0", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+        assertThat(exit).isNotZero();
+        assertThat(err.toString()).contains("--address-share must be a percentage between 1 and 100").doesNotContain("\tat ");
+
+        err.getBuffer().setLength(0);
+        exit = run("server", "--dev", "--port", "0", "--request-deadline", "20m", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+        assertThat(exit).isNotZero();
+        assertThat(err.toString()).contains("--request-deadline must be between 100ms and 10m");
+        assertThat(dir.resolve("store.mv.db")).as("no store opened").doesNotExist();
+    }
 }

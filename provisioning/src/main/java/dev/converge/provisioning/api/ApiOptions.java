@@ -18,13 +18,21 @@ import java.util.Objects;
  *                         (the connection is closed) instead of growing the heap
  * @param idleTimeout      a connection that sends nothing for this long is closed (slow clients, idle
  *                         keep-alives that hold a connection slot)
+ * @param addressShare     the percentage of {@code maxConnections} one client address may hold at once
+ *                         (at least one connection); a connection beyond it is closed as soon as it
+ *                         opens. Behind a reverse proxy every connection comes from the proxy: set 100
+ * @param requestDeadline  a request's headers and body must arrive within this time once its first
+ *                         byte has; a client that trickles them (and so never trips the idle timeout)
+ *                         is closed between one and one and a half deadlines after it began
  */
 public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFlightTimeout,
-        int maxConnections, int requestQueue, Duration idleTimeout) {
+        int maxConnections, int requestQueue, Duration idleTimeout, int addressShare, Duration requestDeadline) {
     public static final int DEFAULT_MAX_BODY_BYTES = 16 * 1024;
     public static final int DEFAULT_MAX_CONNECTIONS = 2_000;
     public static final int DEFAULT_REQUEST_QUEUE = 2_000;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_ADDRESS_SHARE = 10;
+    public static final Duration DEFAULT_REQUEST_DEADLINE = Duration.ofSeconds(10);
 
     public ApiOptions {
         Objects.requireNonNull(host, "host");
@@ -50,35 +58,55 @@ public record ApiOptions(String host, int port, int maxBodyBytes, Duration inFli
                 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
             throw new IllegalArgumentException("--idle-timeout must be between 100ms and 1h");
         }
+        if (addressShare < 1 || addressShare > 100) {
+            throw new IllegalArgumentException("--address-share must be a percentage between 1 and 100");
+        }
+        if (requestDeadline == null || requestDeadline.compareTo(Duration.ofMillis(100)) < 0
+                || requestDeadline.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("--request-deadline must be between 100ms and 10m");
+        }
+    }
+
+    /** How many connections one client address may hold: its share of the limit, at least one. */
+    public int connectionsPerAddress() {
+        return Math.max(1, (int) ((long) maxConnections * addressShare / 100));
     }
 
     /**
      * 127.0.0.1, a free port, 16 KiB bodies, abandoned claims after 1 minute, 2,000 connections,
-     * 2,000 queued requests, 30 s idle timeout.
+     * 2,000 queued requests, 30 s idle timeout, 10% of the connections per client address, 10 s to
+     * send a request.
      */
     public static ApiOptions defaults() {
         return new ApiOptions("127.0.0.1", 0, DEFAULT_MAX_BODY_BYTES, Duration.ofMinutes(1),
-                DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_QUEUE, DEFAULT_IDLE_TIMEOUT);
+                DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_QUEUE, DEFAULT_IDLE_TIMEOUT,
+                DEFAULT_ADDRESS_SHARE, DEFAULT_REQUEST_DEADLINE);
     }
 
     public ApiOptions withHost(String h) {
-        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(h, port, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout, addressShare, requestDeadline);
     }
 
     public ApiOptions withPort(int p) {
-        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, p, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout, addressShare, requestDeadline);
     }
 
     public ApiOptions withMaxBodyBytes(int max) {
-        return new ApiOptions(host, port, max, inFlightTimeout, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, port, max, inFlightTimeout, maxConnections, requestQueue, idleTimeout, addressShare, requestDeadline);
     }
 
     public ApiOptions withInFlightTimeout(Duration d) {
-        return new ApiOptions(host, port, maxBodyBytes, d, maxConnections, requestQueue, idleTimeout);
+        return new ApiOptions(host, port, maxBodyBytes, d, maxConnections, requestQueue, idleTimeout, addressShare, requestDeadline);
     }
 
     /** The connection limit, the request queue and the idle timeout together. */
     public ApiOptions withJetty(int connections, int queue, Duration idle) {
-        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, connections, queue, idle);
+        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, connections, queue, idle, addressShare, requestDeadline);
+    }
+
+    /** The share of the connections one client address may hold (percent) and the request deadline. */
+    public ApiOptions withConnectionBounds(int share, Duration deadline) {
+        return new ApiOptions(host, port, maxBodyBytes, inFlightTimeout, maxConnections, requestQueue, idleTimeout,
+                share, deadline);
     }
 }

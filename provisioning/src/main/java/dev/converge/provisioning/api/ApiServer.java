@@ -107,12 +107,15 @@ public final class ApiServer implements AutoCloseable {
         cfg.jetty.threadPool = threads;
         cfg.jetty.modifyServer(server -> {
             server.addBean(new NetworkConnectionLimit(options.maxConnections(), server));
+            ConnectionGuard guard = new ConnectionGuard(options.connectionsPerAddress(), options.requestDeadline(),
+                    server.getScheduler());
             server.addEventListener(new LifeCycle.Listener() {
                 @Override
                 public void lifeCycleStarting(LifeCycle event) {
                     for (Connector c : server.getConnectors()) {
                         if (c instanceof AbstractConnector a) {
                             a.setIdleTimeout(options.idleTimeout().toMillis());
+                            a.addBean(guard);
                         }
                     }
                 }

@@ -21,7 +21,8 @@ class JettyLimitsTest {
     @Test
     void aConnectionBeyondTheLimitIsNotServedUntilAnotherCloses() throws IOException {
         try (ApiHarness api = new ApiHarness(Duration.ofDays(14),
-                ApiOptions.defaults().withJetty(2, 50, Duration.ofSeconds(30)))) {
+                ApiOptions.defaults().withJetty(2, 50, Duration.ofSeconds(30))
+                        .withConnectionBounds(100, Duration.ofSeconds(10)))) {
             int port = api.server.port();
             try (Socket a = new Socket("127.0.0.1", port); Socket b = new Socket("127.0.0.1", port)) {
                 assertThat(health(a)).as("first connection").startsWith("HTTP/1.1 200");
@@ -62,6 +63,14 @@ class JettyLimitsTest {
         assertThatThrownBy(() -> d.withJetty(10, 10, Duration.ofMillis(10))).hasMessageContaining("--idle-timeout");
         assertThatThrownBy(() -> d.withJetty(10, 10, Duration.ofHours(2))).hasMessageContaining("--idle-timeout");
         assertThatThrownBy(() -> d.withJetty(10, 10, null)).hasMessageContaining("--idle-timeout");
+        assertThat(d.addressShare()).isEqualTo(10);
+        assertThat(d.connectionsPerAddress()).isEqualTo(200);
+        assertThat(d.withJetty(5, 10, Duration.ofSeconds(1)).connectionsPerAddress()).as("at least one").isEqualTo(1);
+        assertThat(d.requestDeadline()).isEqualTo(Duration.ofSeconds(10));
+        assertThatThrownBy(() -> d.withConnectionBounds(0, Duration.ofSeconds(1))).hasMessageContaining("--address-share");
+        assertThatThrownBy(() -> d.withConnectionBounds(101, Duration.ofSeconds(1))).hasMessageContaining("--address-share");
+        assertThatThrownBy(() -> d.withConnectionBounds(10, Duration.ofMillis(10))).hasMessageContaining("--request-deadline");
+        assertThatThrownBy(() -> d.withConnectionBounds(10, null)).hasMessageContaining("--request-deadline");
     }
 
     private static String health(Socket s) throws IOException {
