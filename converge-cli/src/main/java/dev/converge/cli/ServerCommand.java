@@ -63,6 +63,11 @@ public final class ServerCommand implements Callable<Integer> {
             + "them is closed (default ${DEFAULT-VALUE}; 100ms to 10m).")
     java.time.Duration requestDeadline;
 
+    @Option(names = "--auth-failures-per-minute", defaultValue = "30", description = "Requests from one client address "
+            + "that may fail authentication within a minute (default ${DEFAULT-VALUE}); beyond it the address is "
+            + "answered 429 before its token is looked at. A client with a valid token is never limited by this.")
+    int authFailuresPerMinute;
+
     @Override
     public Integer call() throws InterruptedException {
         CountDownLatch stop = new CountDownLatch(1);
@@ -87,7 +92,8 @@ public final class ServerCommand implements Callable<Integer> {
     ApiOptions apiOptions() {
         ApiOptions o = ApiOptions.defaults().withHost(host).withPort(port)
                 .withJetty(maxConnections, requestQueue, idleTimeout)
-                .withConnectionBounds(addressShare, requestDeadline);
+                .withConnectionBounds(addressShare, requestDeadline)
+                .withAuthFailuresPerMinute(authFailuresPerMinute);
         return inFlightTimeout == null ? o : o.withInFlightTimeout(inFlightTimeout);
     }
 }

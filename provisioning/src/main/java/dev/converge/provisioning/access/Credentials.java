@@ -53,6 +53,7 @@ public final class Credentials {
     }
 
     private final Store store;
+    private final java.util.concurrent.atomic.LongAdder lookups = new java.util.concurrent.atomic.LongAdder();
     private final Sql insert;
     private final Sql insertExpiring;
     private final Sql byId;
@@ -141,12 +142,18 @@ public final class Credentials {
                 return hit.credential();
             }
         }
+        lookups.increment();
         Optional<Credential> found = Optional.ofNullable(store.withConnection(c -> byHash.queryOne(c,
                 Params.of().now(store.clock().sqlNow()).text("hash", hash), Credentials::credential)));
         synchronized (cache) {
             cache.put(hash, new Cached(found, now + CACHE_TTL.toNanos()));
         }
         return found;
+    }
+
+    /** Bearer tokens looked up in the database so far (answers from the cache not counted). */
+    public long lookups() {
+        return lookups.sum();
     }
 
     /**

@@ -48,7 +48,7 @@ public final class ApiServer implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         List<ApiExtension> mounted = List.copyOf(extensions);
         ObjectMapper json = ApiJson.mapper();
-        Authz auth = new Authz(service.tenants().credentials(), json);
+        Authz auth = new Authz(service.tenants().credentials(), json, new AuthFailures(options.authFailuresPerMinute()));
         WriteLimits writes = new WriteLimits(service.limits());
         ApiContext context = new ApiContext(service, auth, json);
         IdempotencyStore keys = new IdempotencyStore(service.store());
@@ -56,6 +56,10 @@ public final class ApiServer implements AutoCloseable {
         ApiParts parts = new ApiParts(json, new JsonBody(json, options.maxBodyBytes()),
                 new IdempotentRequests(keys, json, problems, service.config().idempotencyTtl(), options.inFlightTimeout()), auth, writes);
         HttpMetrics metrics = new HttpMetrics(service.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("converge.api.token.lookups", service.tenants().credentials(),
+                        c -> c.lookups())
+                .description("Bearer tokens looked up in the database (cache misses): what unknown tokens cost")
+                .register(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), service.engine().recurring(), parts);
         OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts);
 

@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -29,10 +30,12 @@ public final class Authz implements Authenticator {
 
     private final Credentials credentials;
     private final ObjectMapper json;
+    private final AuthFailures failures;
 
-    public Authz(Credentials credentials, ObjectMapper json) {
+    Authz(Credentials credentials, ObjectMapper json, AuthFailures failures) {
         this.credentials = credentials;
         this.json = json;
+        this.failures = failures;
     }
 
     Credentials credentials() {
@@ -66,7 +69,7 @@ public final class Authz implements Authenticator {
     public Credential require(Context ctx, Set<Scope> scopes) {
         Credential c = ctx.attribute(CREDENTIAL);
         if (c == null) {
-            Decision d = decide(ctx.header("Authorization"), scopes);
+            Decision d = decide(ctx.header("Authorization"), scopes, ctx.ip());
             if (d.credential().isEmpty()) {
                 throw d.problem();
             }
@@ -85,11 +88,20 @@ public final class Authz implements Authenticator {
 
     /**
      * The decision for a request seen outside Javalin's routing: its credential, or the problem to
-     * answer ({@link Decision#status()}, {@link Decision#challenge()}, {@link Decision#body()}).
+     * answer ({@link Decision#status()}, {@link Decision#headers()}, {@link Decision#body()}). A
+     * client address that has failed authentication too often lately is answered 429 before its
+     * token is looked at.
      */
-    public Decision decide(String authorizationHeader, Set<Scope> scopes) {
+    public Decision decide(String authorizationHeader, Set<Scope> scopes, String clientAddress) {
+        OptionalLong wait = failures.refusal(clientAddress);
+        if (wait.isPresent()) {
+            return new Decision(Optional.empty(), new ApiProblem(ProblemType.RATE_LIMITED, "Too many requests from "
+                    + "this address failed authentication. Retry after " + wait.getAsLong() + " s with a valid token.")
+                    .header("Retry-After", Long.toString(wait.getAsLong())), json);
+        }
         Optional<Credential> c = authenticate(authorizationHeader);
         if (c.isEmpty()) {
+            failures.failed(clientAddress);
             return new Decision(Optional.empty(), new ApiProblem(ProblemType.UNAUTHORIZED, authorizationHeader == null
                     ? "Send Authorization: Bearer <token>." : "The bearer token is not valid.")
                     .header("WWW-Authenticate", authorizationHeader == null ? REALM
@@ -153,8 +165,9 @@ public final class Authz implements Authenticator {
             return problem == null ? 200 : problem.status();
         }
 
-        public String challenge() {
-            return problem == null ? null : problem.headers().get("WWW-Authenticate");
+        /** The headers to answer with ({@code WWW-Authenticate}, {@code Retry-After}); empty when allowed. */
+        public Map<String, String> headers() {
+            return problem == null ? Map.of() : problem.headers();
         }
 
         /** The RFC 9457 problem as JSON. */

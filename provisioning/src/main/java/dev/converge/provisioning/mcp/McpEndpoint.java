@@ -90,11 +90,12 @@ public final class McpEndpoint implements ApiExtension {
 
         @Override
         protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
-            Authz.Decision decision = authz.decide(req.getHeader("Authorization"), EnumSet.of(Scope.AGENT));
+            Authz.Decision decision = authz.decide(req.getHeader("Authorization"), EnumSet.of(Scope.AGENT),
+                    req.getRemoteAddr());
             if (decision.credential().isEmpty()) {
-                // the API's own 401/403 (RFC 9457 problem, RFC 6750 challenge), so clients see one answer
+                // the API's own 401/403/429 (RFC 9457 problem, RFC 6750 challenge), so clients see one answer
                 resp.setStatus(decision.status());
-                resp.setHeader("WWW-Authenticate", decision.challenge());
+                decision.headers().forEach(resp::setHeader);
                 resp.setContentType("application/problem+json");
                 resp.getOutputStream().write(decision.body().getBytes(StandardCharsets.UTF_8));
                 return;
