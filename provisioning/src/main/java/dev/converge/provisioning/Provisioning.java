@@ -95,7 +95,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
                     token -> java.util.Optional.of(config.mailLookup().accepted(token)));
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
-                receipts, config.trialWindow(), events);
+                receipts, config.trialWindow(), events, config.subdomainHold());
         this.trials = new dev.converge.provisioning.site.TrialDeadlines(store, engine, siteStore, sites, node.jobs(),
                 config.trialReminder());
         this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);

@@ -31,6 +31,12 @@ public final class ProvisioningFixture implements AutoCloseable {
         this(LocalLeaves.start(42), true, trialWindow, model, null, ExpiredPurge.DEFAULT_EVERY);
     }
 
+    /** With the test configuration changed by {@code configure}. */
+    public ProvisioningFixture(java.util.function.UnaryOperator<ProvisioningConfig> configure) {
+        this(LocalLeaves.start(42), true, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(),
+                null, ExpiredPurge.DEFAULT_EVERY, configure);
+    }
+
     /** With the recurring purge of expired idempotency keys and approvals every {@code purgeEvery}. */
     public ProvisioningFixture(Duration trialWindow, Duration purgeEvery) {
         this(LocalLeaves.start(42), true, trialWindow, dev.converge.provisioning.assistant.ModelSettings.none(), null,
@@ -49,11 +55,18 @@ public final class ProvisioningFixture implements AutoCloseable {
     private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
             dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
             Duration purgeEvery) {
+        this(leaves, ownLeaves, trialWindow, model, tags, purgeEvery, java.util.function.UnaryOperator.identity());
+    }
+
+    private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
+            dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
+            Duration purgeEvery, java.util.function.UnaryOperator<ProvisioningConfig> configure) {
         this.leaves = leaves;
         this.ownLeaves = ownLeaves;
         this.store = TestStores.h2(true, EngineClock.database());
         ProvisioningConfig config = leaves.config(trialWindow, Duration.ofMinutes(2), null, Duration.ofSeconds(2))
                 .withTags(tags);
+        config = configure.apply(config);
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)

@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  * @param mailLookup        how to ask the mail provider whether a welcome email went out; null if it cannot be asked
  * @param tags              how this installation tags its resources at the leaves
  *                          ({@code converge:<installation>:<site-N>}); null for the default installation
+ * @param subdomainHold     how long a deleted site's subdomain stays its tenant's before another tenant may
+ *                          take it; null for {@link #DEFAULT_SUBDOMAIN_HOLD}, zero for no hold
  */
 public record ProvisioningConfig(
         String baseDomain,
@@ -40,7 +42,11 @@ public record ProvisioningConfig(
         PostgresLeafConfig database,
         SmtpConfig smtp,
         MailLookup mailLookup,
-        ResourceTags tags) {
+        ResourceTags tags,
+        Duration subdomainHold) {
+
+    /** A released subdomain is its tenant's for 30 days. */
+    public static final Duration DEFAULT_SUBDOMAIN_HOLD = Duration.ofDays(30);
 
     /** The longest default reminder lead: three days before the end of the trial. */
     public static final Duration DEFAULT_REMINDER = Duration.ofDays(3);
@@ -73,11 +79,21 @@ public record ProvisioningConfig(
         Objects.requireNonNull(license, "license");
         Objects.requireNonNull(smtp, "smtp");
         tags = tags == null ? ResourceTags.defaults() : tags;
+        subdomainHold = subdomainHold == null ? DEFAULT_SUBDOMAIN_HOLD : subdomainHold;
+        if (subdomainHold.isNegative() || subdomainHold.compareTo(Duration.ofDays(3650)) > 0) {
+            throw new IllegalArgumentException("--subdomain-hold must be between 0 and 3650 days, was " + subdomainHold);
+        }
     }
 
     /** This configuration for another installation. */
     public ProvisioningConfig withTags(ResourceTags t) {
         return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
-                license, database, smtp, mailLookup, t);
+                license, database, smtp, mailLookup, t, subdomainHold);
+    }
+
+    /** This configuration with another hold on released subdomains. */
+    public ProvisioningConfig withSubdomainHold(Duration hold) {
+        return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
+                license, database, smtp, mailLookup, tags, hold);
     }
 }

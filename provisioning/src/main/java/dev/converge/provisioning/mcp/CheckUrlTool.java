@@ -4,9 +4,7 @@ import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
-import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.validation.InvalidField;
-import dev.converge.store.internal.Dialect;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +17,10 @@ import java.util.Optional;
  */
 final class CheckUrlTool {
     private final ProvisioningService service;
-    private final SiteStore siteStore;
     private final UrlProbe probe;
 
     private CheckUrlTool(ProvisioningService service, UrlProbe probe) {
         this.service = service;
-        this.siteStore = new SiteStore(Dialect.of(service.store()));
         this.probe = probe;
     }
 
@@ -61,7 +57,7 @@ final class CheckUrlTool {
 
     private Map<String, Object> subdomain(long tenantId, String subdomain) {
         new SiteRequest(1, subdomain, null, null); // the same rules create_site applies; throws InvalidField("subdomain")
-        Optional<Long> holder = service.store().withConnection(c -> siteStore.subdomainHolder(c, subdomain));
+        Optional<Long> holder = service.sites().subdomainHolder(tenantId, subdomain);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("subdomain", subdomain);
         out.put("free", holder.isEmpty());

@@ -55,6 +55,10 @@ public final class ServiceOptions {
             + "of a trial its reminder email goes out. Default: a quarter of the trial, at most 3 days.")
     Duration trialReminder;
 
+    @Option(names = "--subdomain-hold", converter = DurationConverter.class, description = "How long a deleted "
+            + "site's subdomain stays its tenant's before another tenant may take it (default 30d; 0s for none).")
+    Duration subdomainHold;
+
     @Option(names = "--account-url", description = "Account page stated in receipts and trial reminders ({site_id} is "
             + "replaced). Default: the site on this API, <public-url>/v1/sites/{site_id}.")
     String accountUrl;
@@ -193,7 +197,7 @@ public final class ServiceOptions {
                 new LicenseConfig(http("license")),
                 db,
                 SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),
-                mailLookup, tags());
+                mailLookup, tags(), subdomainHold);
     }
 
     /** The tags of {@code --installation}, keyed by CONVERGE_INSTALLATION_SECRET when it is set. */

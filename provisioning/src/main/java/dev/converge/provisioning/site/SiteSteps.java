@@ -241,7 +241,7 @@ public final class SiteSteps {
         }
         store.inTransaction(c -> {
             if (sites.move(c, site.id(), SiteState.DELETING, SiteState.DELETED, null, store.clock().sqlNow())) {
-                sites.freeSubdomain(c, site.subdomain(), site.id());
+                sites.freeSubdomain(c, site.subdomain(), site.id(), store.clock().sqlNow());
                 if (sites.activeOfLead(c, site.leadId()) == 0) {
                     leads.setStatus(c, site.leadId(), LeadStatus.LEAD);
                 }

@@ -26,6 +26,7 @@ public final class SiteStore {
     private final Sql insert;
     private final Sql insertWithTrial;
     private final Sql claimSubdomain;
+    private final Sql retakeSubdomain;
     private final Sql subdomainHolder;
     private final Sql freeSubdomain;
     private final Sql get;
@@ -54,8 +55,14 @@ public final class SiteStore {
                 + "'provisioning', '{}', {now}, {now}, {now+:trial_ms})");
         claimSubdomain = Sql.of(d, "INSERT INTO pv_subdomain (subdomain, site_id, tenant_id, created_at) "
                 + "VALUES (:subdomain, :site_id, :tenant_id, {now})" + d.onConflictDoNothing());
-        subdomainHolder = Sql.of(d, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain");
-        freeSubdomain = Sql.of(d, "DELETE FROM pv_subdomain WHERE subdomain = :subdomain AND site_id = :site_id");
+        // a released subdomain: its tenant's during the hold, anyone's after; the row lock makes one claim win
+        String mayRetake = "released_at IS NOT NULL AND (tenant_id = :tenant_id OR released_at <= {now+:held_since_ms})";
+        retakeSubdomain = Sql.of(d, "UPDATE pv_subdomain SET site_id = :site_id, tenant_id = :tenant_id, created_at = {now}, "
+                + "released_at = NULL WHERE subdomain = :subdomain AND " + mayRetake);
+        subdomainHolder = Sql.of(d, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain AND NOT ("
+                + mayRetake + ")");
+        freeSubdomain = Sql.of(d, "UPDATE pv_subdomain SET released_at = {now} WHERE subdomain = :subdomain "
+                + "AND site_id = :site_id AND released_at IS NULL");
         get = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
         getAnyTenant = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
         list = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
@@ -106,9 +113,16 @@ public final class SiteStore {
         }
     }
 
-    /** Claims the subdomain for the site; false if another site holds it. Never breaks the caller's transaction. */
-    public boolean claimSubdomain(Connection c, String subdomain, long siteId, long tenantId, Instant now)
-            throws SQLException {
+    /**
+     * Claims the subdomain for the site; false if another site holds it, or a site of another tenant
+     * released it less than {@code hold} ago. Never breaks the caller's transaction.
+     */
+    public boolean claimSubdomain(Connection c, String subdomain, long siteId, long tenantId, Instant now,
+            java.time.Duration hold) throws SQLException {
+        if (retakeSubdomain.update(c, Params.of().now(now).text("subdomain", subdomain).bigint("site_id", siteId)
+                .bigint("tenant_id", tenantId).bigint("held_since_ms", -hold.toMillis())) == 1) {
+            return true;
+        }
         try {
             return claimSubdomain.update(c, Params.of().now(now).text("subdomain", subdomain).bigint("site_id", siteId)
                     .bigint("tenant_id", tenantId)) == 1;
@@ -120,12 +134,19 @@ public final class SiteStore {
         }
     }
 
-    public Optional<Long> subdomainHolder(Connection c, String subdomain) throws SQLException {
-        return Optional.ofNullable(subdomainHolder.queryOne(c, Params.of().text("subdomain", subdomain), rs -> rs.getLong(1)));
+    /**
+     * The site that keeps {@code tenantId} from claiming the subdomain: the one using it, or another
+     * tenant's that released it within the hold. Empty when the tenant may claim it.
+     */
+    public Optional<Long> subdomainHolder(Connection c, String subdomain, long tenantId, Instant now,
+            java.time.Duration hold) throws SQLException {
+        return Optional.ofNullable(subdomainHolder.queryOne(c, Params.of().now(now).text("subdomain", subdomain)
+                .bigint("tenant_id", tenantId).bigint("held_since_ms", -hold.toMillis()), rs -> rs.getLong(1)));
     }
 
-    public void freeSubdomain(Connection c, String subdomain, long siteId) throws SQLException {
-        freeSubdomain.update(c, Params.of().text("subdomain", subdomain).bigint("site_id", siteId));
+    /** Releases the site's subdomain: it stays its tenant's for the hold (the row is kept, marked released). */
+    public void freeSubdomain(Connection c, String subdomain, long siteId, Instant now) throws SQLException {
+        freeSubdomain.update(c, Params.of().now(now).text("subdomain", subdomain).bigint("site_id", siteId));
     }
 
     public Optional<Site> get(Connection c, long tenantId, long id) throws SQLException {

@@ -61,10 +61,15 @@ public final class Sites {
     private final Receipts receipts;
     private final java.time.Duration trial;
     private final dev.converge.provisioning.event.Events events;
+    private final java.time.Duration subdomainHold;
 
-    /** @param trial how long a new site's trial lasts, or null for none (its sites never expire) */
+    /**
+     * @param trial         how long a new site's trial lasts, or null for none (its sites never expire)
+     * @param subdomainHold how long a deleted site's subdomain stays its tenant's
+     */
     public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts,
-            java.time.Duration trial, dev.converge.provisioning.event.Events events) {
+            java.time.Duration trial, dev.converge.provisioning.event.Events events, java.time.Duration subdomainHold) {
+        this.subdomainHold = subdomainHold;
         this.store = store;
         this.engine = engine;
         this.sites = sites;
@@ -89,7 +94,7 @@ public final class Sites {
                 }
                 long id = sites.insert(c, tenantId, req.leadId(), req.subdomain(), req.template(), req.plan(),
                         store.clock().sqlNow(), trial);
-                if (!sites.claimSubdomain(c, req.subdomain(), id, tenantId, store.clock().sqlNow())) {
+                if (!sites.claimSubdomain(c, req.subdomain(), id, tenantId, store.clock().sqlNow(), subdomainHold)) {
                     throw new Taken(); // rolls the site row back with it
                 }
                 Site site = sites.get(c, id).orElseThrow();
@@ -100,7 +105,8 @@ public final class Sites {
                 return new Created(sites.get(c, id).orElseThrow(), receipt);
             });
         } catch (Taken t) {
-            Optional<Site> holder = store.withConnection(c -> sites.subdomainHolder(c, req.subdomain())
+            Optional<Site> holder = store.withConnection(c -> sites.subdomainHolder(c, req.subdomain(), tenantId,
+                    store.clock().sqlNow(), subdomainHold)
                     .flatMap(id -> {
                         try {
                             return sites.get(c, tenantId, id);
@@ -116,6 +122,14 @@ public final class Sites {
         byte[] raw = new byte[18];
         RANDOM.nextBytes(raw);
         return "wel_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    }
+
+    /**
+     * The site that keeps the tenant from taking the subdomain now (its own or, within the hold,
+     * another tenant's); empty when the subdomain is free for this tenant.
+     */
+    public Optional<Long> subdomainHolder(long tenantId, String subdomain) {
+        return store.withConnection(c -> sites.subdomainHolder(c, subdomain, tenantId, store.clock().sqlNow(), subdomainHold));
     }
 
     public Optional<Site> get(long tenantId, long siteId) {
