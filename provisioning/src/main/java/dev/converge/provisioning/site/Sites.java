@@ -190,24 +190,35 @@ public final class Sites {
 
     /**
      * Starts tearing the site down; repeating it is harmless (the teardown flow is started once).
-     * Empty if the tenant has no such site.
+     * Empty if the tenant has no such site. A move of the site made meanwhile by its own flow (to
+     * active, say) is read again and the delete goes on from the new state: the caller never sees
+     * that race.
      */
     public Optional<Site> delete(long tenantId, long siteId) {
-        return store.inTransaction(c -> {
-            Optional<Site> found = sites.get(c, tenantId, siteId);
-            if (found.isEmpty()) {
-                return Optional.empty();
-            }
-            Site site = found.get();
-            if (site.state() != SiteState.DELETING && site.state() != SiteState.DELETED) {
-                if (!sites.move(c, site.id(), site.state(), SiteState.DELETING, null, store.clock().sqlNow())) {
-                    throw new IllegalStateException("site " + siteId + " changed state during the delete; try again");
+        for (int attempt = 1; ; attempt++) {
+            Optional<Optional<Site>> done = store.inTransaction(c -> {
+                Optional<Site> found = sites.get(c, tenantId, siteId);
+                if (found.isEmpty()) {
+                    return Optional.of(Optional.<Site>empty());
                 }
-                FlowRun run = engine.flows().start(c, flows.teardown(site.id(), site.subject(), site.teardownFlowId()));
-                sites.setTeardownFlow(c, site.id(), run.flowId());
+                Site site = found.get();
+                if (site.state() != SiteState.DELETING && site.state() != SiteState.DELETED) {
+                    if (!sites.move(c, site.id(), site.state(), SiteState.DELETING, null, store.clock().sqlNow())) {
+                        return Optional.<Optional<Site>>empty(); // it moved since the read: read it again
+                    }
+                    FlowRun run = engine.flows().start(c, flows.teardown(site.id(), site.subject(), site.teardownFlowId()));
+                    sites.setTeardownFlow(c, site.id(), run.flowId());
+                }
+                return Optional.of(sites.get(c, site.id()));
+            });
+            if (done.isPresent()) {
+                return done.get();
             }
-            return sites.get(c, site.id());
-        });
+            if (attempt >= 20) {
+                // a site's state moves a handful of times in its life: this many misses in a row is a defect
+                throw new IllegalStateException("site " + siteId + " kept changing state during the delete");
+            }
+        }
     }
 
     /**
