@@ -24,5 +24,6 @@ final class Commands {
         cl.addSubcommand(new LeafsimCommand());
         cl.addSubcommand(new MailsimCommand());
         cl.addSubcommand(new ChaosCommand());
+        cl.addSubcommand(new AbuseCommand());
     }
 }

@@ -115,4 +115,21 @@ class CommandErrorsTest {
         assertThat(err.toString()).contains("--request-deadline must be between 100ms and 10m");
         assertThat(dir.resolve("store.mv.db")).as("no store opened").doesNotExist();
     }
+
+    @Test
+    void abuseSaysWhichTokensItNeeds() {
+        CommandLine cl = new CommandLine(new AbuseCommand(name -> null));
+        cl.setExecutionExceptionHandler(Main::report);
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("--url", "http://127.0.0.1:1")).isNotZero();
+        assertThat(err.toString()).contains("CONVERGE_TOKEN").contains("CONVERGE_NOISY_TOKEN")
+                .contains("CONVERGE_OPERATOR_TOKEN").doesNotContain("\tat ");
+
+        err.getBuffer().setLength(0);
+        cl = new CommandLine(new AbuseCommand(name -> "cvt_" + name));
+        cl.setExecutionExceptionHandler(Main::report);
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("--only", "slow,bogus")).isNotZero();
+        assertThat(err.toString()).contains("--only takes none, slow, tokens, methods, noisy; got bogus");
+    }
 }

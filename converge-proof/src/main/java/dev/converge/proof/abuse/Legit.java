@@ -1,0 +1,86 @@
+package dev.converge.proof.abuse;
+
+import java.net.URI;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The client the attacks must not hurt: a tenant reading its sites at a steady rate and creating a
+ * lead every tenth request, each on a new connection (as {@code curl} would: a kept-alive
+ * connection opened before an attack would hide what the attack does to new ones), with a 5 s
+ * timeout. A request counts as served when it is answered 2xx within the timeout; its latency is
+ * recorded either way.
+ */
+final class Legit {
+    private final URI server;
+    private final String token;
+    private final int perSecond;
+
+    Legit(URI server, String token, int perSecond) {
+        this.server = server;
+        this.token = token;
+        this.perSecond = perSecond;
+    }
+
+    /** What the legitimate client saw over one phase. */
+    record Seen(int sent, int served, long p50Micros, long p99Micros) {
+        double successRate() {
+            return sent == 0 ? 1 : (double) served / sent;
+        }
+    }
+
+    /** Sends at the steady rate for {@code length}, then waits for the answers. */
+    Seen during(Duration length) throws InterruptedException {
+        List<Long> micros = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger served = new AtomicInteger();
+        AtomicInteger sent = new AtomicInteger();
+        ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+        ExecutorService senders = Executors.newFixedThreadPool(Math.max(8, perSecond * 6));
+        try {
+            clock.scheduleAtFixedRate(() -> {
+                int n = sent.incrementAndGet();
+                senders.execute(() -> {
+                    long t0 = System.nanoTime();
+                    int status;
+                    try {
+                        status = n % 10 == 0
+                                ? RawHttp.status(null, server, "POST", "/v1/leads", "Bearer " + token,
+                                        "{\"name\":\"Legit " + n + "\",\"email\":\"legit" + n + "@example.com\"}")
+                                : RawHttp.status(null, server, "GET", "/v1/sites?limit=5", "Bearer " + token);
+                    } catch (IOException e) {
+                        status = -1;
+                    }
+                    long took = (System.nanoTime() - t0) / 1_000;
+                    micros.add(took);
+                    if (status / 100 == 2 && took <= 5_000_000) {
+                        served.incrementAndGet();
+                    }
+                });
+            }, 0, 1_000_000 / perSecond, TimeUnit.MICROSECONDS);
+            Thread.sleep(length.toMillis());
+        } finally {
+            clock.shutdownNow();
+            clock.awaitTermination(5, TimeUnit.SECONDS);
+            senders.shutdown();
+            senders.awaitTermination(30, TimeUnit.SECONDS);
+        }
+        List<Long> sorted = new ArrayList<>(micros);
+        Collections.sort(sorted);
+        return new Seen(sent.get(), served.get(), percentile(sorted, 0.50), percentile(sorted, 0.99));
+    }
+
+    static long percentile(List<Long> sorted, double p) {
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.converge.proof.abuse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.converge.proof.embedded.EmbeddedLeaves;
+import dev.converge.provisioning.NodeOptions;
+import dev.converge.provisioning.Provisioning;
+import dev.converge.provisioning.api.ApiOptions;
+import dev.converge.provisioning.api.ApiServer;
+import dev.converge.provisioning.assistant.ModelSettings;
+import dev.converge.store.Store;
+import dev.converge.store.StoreConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code converge abuse} against a started server: with the default limits the legitimate client
+ * is served through every attack and made-up tokens stop reaching the database; with the limits
+ * taken off (one address may hold every connection, no request deadline, no failed-authentication
+ * limit) the same run shows the legitimate client starved and a lookup per made-up token, so its
+ * figures can fail.
+ */
+class AbuseTest {
+
+    @Test
+    void withTheDefaultLimitsTheLegitimateClientIsServedThroughEveryAttack(@TempDir Path dir) throws Exception {
+        List<Abuse.Phase> phases = run(dir, ApiOptions.defaults().withJetty(200, 2000, Duration.ofSeconds(30)),
+                Set.of("none", "slow", "tokens", "methods", "noisy"));
+        for (Abuse.Phase p : phases) {
+            assertThat(p.legitSuccess()).as("%s: legitimate requests served", p.attack()).isGreaterThanOrEqualTo(0.99);
+            assertThat(p.legitP99Micros()).as("%s: legitimate p99", p.attack()).isLessThan(1_000_000);
+        }
+        Abuse.Phase tokens = phase(phases, "random tokens");
+        assertThat(tokens.lookupsPerAttackingRequest()).as("lookups per made-up token").isLessThan(0.2);
+        assertThat(tokens.answers()).contains("429");
+        Abuse.Phase methods = phase(phases, "random methods");
+        assertThat(methods.seriesAfter() - methods.seriesBefore()).as("series added by 100 made-up methods")
+                .isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void withTheLimitsOffTheSameRunShowsTheHarm(@TempDir Path dir) throws Exception {
+        List<Abuse.Phase> phases = run(dir, ApiOptions.defaults().withJetty(200, 2000, Duration.ofSeconds(30))
+                .withConnectionBounds(100, Duration.ofMinutes(10)).withAuthFailuresPerMinute(1_000_000),
+                Set.of("slow", "tokens"));
+        assertThat(phase(phases, "slow clients").legitSuccess()).as("starved by slow clients").isLessThan(0.5);
+        assertThat(phase(phases, "random tokens").lookupsPerAttackingRequest()).as("a lookup per made-up token")
+                .isGreaterThan(0.7);
+    }
+
+    private static Abuse.Phase phase(List<Abuse.Phase> phases, String name) {
+        return phases.stream().filter(p -> p.attack().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** A server with these options (200 connections: the attack scaled to a test), attacked for 4 s per phase. */
+    private static List<Abuse.Phase> run(Path dir, ApiOptions options, Set<String> only) throws Exception {
+        try (EmbeddedLeaves leaves = EmbeddedLeaves.start(7);
+                Store store = Store.open(StoreConfig.h2File(dir.resolve("store").toString()).build());
+                Provisioning service = Provisioning.start(store, leaves.config(Duration.ofDays(14), Duration.ofMinutes(2),
+                        null, Duration.ofSeconds(2)), NodeOptions.defaults(), ModelSettings.none());
+                ApiServer api = ApiServer.start(service, options, List.of())) {
+            String legit = service.tenants().create("legit").token();
+            String noisy = service.tenants().create("noisy").token();
+            String operator = service.tenants().credentials().issueOperator(null, "abuse test").token();
+            Abuse.Options o = new Abuse.Options(URI.create("http://127.0.0.1:" + api.port()), legit, noisy, operator,
+                    "127.0.0.2", 260, 300, 100, Duration.ofSeconds(4), 20, only);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            List<Abuse.Phase> phases = new Abuse(o).run(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.out.print(out.toString(StandardCharsets.UTF_8));
+            return phases;
+        }
+    }
+}
