@@ -31,7 +31,7 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
             try (Statement st = c.createStatement()) {
                 try (ResultSet rs = st.executeQuery("SELECT id, tenant_id, lead_id, subdomain, template, plan, state, "
                         + "provision_flow_id, teardown_flow_id, created_at, updated_at, failure, subscription, trial_ends_at, "
-                        + "subscribed_at FROM pv_site ORDER BY id")) {
+                        + "subscribed_at, public_id FROM pv_site ORDER BY id")) {
                     while (rs.next()) {
                         sites.put(rs.getLong("id"), new Site(rs.getLong("id"), rs.getLong("tenant_id"), rs.getLong("lead_id"),
                                 rs.getString("subdomain"), rs.getString("template"), rs.getString("plan"),
@@ -39,7 +39,8 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
                                 Sql.nullableLong(rs, "teardown_flow_id"), null, null, rs.getString("failure"),
                                 Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
                                 dev.converge.provisioning.site.Subscription.fromSql(rs.getString("subscription")),
-                                Sql.instant(rs, "trial_ends_at"), Sql.instant(rs, "subscribed_at")));
+                                Sql.instant(rs, "trial_ends_at"), Sql.instant(rs, "subscribed_at"),
+                                rs.getString("public_id")));
                     }
                 }
                 try (ResultSet rs = st.executeQuery("SELECT id, status FROM pv_lead")) {

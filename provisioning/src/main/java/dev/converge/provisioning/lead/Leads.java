@@ -25,7 +25,7 @@ public final class Leads {
         this.store = store;
         insert = Sql.of(Dialect.of(store), "INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) "
                 + "VALUES (:tenant_id, :name, :email, 'lead', {now}, {now})");
-        get = Sql.of(Dialect.of(store), "SELECT id, tenant_id, name, email, status, created_at, updated_at FROM pv_lead "
+        get = Sql.of(Dialect.of(store), "SELECT id, tenant_id, name, email, status, created_at, updated_at, public_id FROM pv_lead "
                 + "WHERE id = :id AND tenant_id = :tenant_id");
         setStatus = Sql.of(Dialect.of(store), "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
     }
@@ -65,6 +65,7 @@ public final class Leads {
 
     private static Lead row(ResultSet rs) throws SQLException {
         return new Lead(rs.getLong("id"), rs.getLong("tenant_id"), rs.getString("name"), rs.getString("email"),
-                LeadStatus.fromSql(rs.getString("status")), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+                LeadStatus.fromSql(rs.getString("status")), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
+                rs.getString("public_id"));
     }
 }

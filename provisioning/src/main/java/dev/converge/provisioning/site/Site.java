@@ -6,11 +6,14 @@ import java.time.Instant;
  * A site as stored. {@code receipt} is the JSON receipt given when it was requested;
  * {@code confirmation} what was recorded when it became active; {@code failure} why it did not;
  * {@code trialEndsAt} the deadline fixed at the request (null: none, the site never expires on its
- * own); {@code subscribedAt} when its tenant subscribed it.
+ * own); {@code subscribedAt} when its tenant subscribed it. {@code id} is the database's key, which
+ * the flows' subjects and the leaves' tags use; {@code publicId} ({@code site_...}, random) is the
+ * one to show outside, as it reveals nothing of how many sites there are.
  */
 public record Site(long id, long tenantId, long leadId, String subdomain, String template, String plan,
         SiteState state, Long provisionFlowId, Long teardownFlowId, String receipt, String confirmation, String failure,
-        Instant createdAt, Instant updatedAt, Subscription subscription, Instant trialEndsAt, Instant subscribedAt) {
+        Instant createdAt, Instant updatedAt, Subscription subscription, Instant trialEndsAt, Instant subscribedAt,
+        String publicId) {
 
     /** The subject of this site's flows and ledger entries. */
     public String subject() {

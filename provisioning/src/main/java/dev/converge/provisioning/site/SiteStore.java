@@ -18,7 +18,8 @@ import java.util.Optional;
  */
 public final class SiteStore {
     private static final String COLUMNS = "id, tenant_id, lead_id, subdomain, template, plan, state, provision_flow_id, "
-            + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at, subscription, trial_ends_at, subscribed_at";
+            + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at, subscription, trial_ends_at, subscribed_at, "
+            + "public_id";
     /** The states in which a site's trial still runs: a failed or deleted site has nothing left to expire. */
     private static final String TRIAL_RUNS = "subscription = 'trial' AND state IN ('provisioning', 'active')";
 
@@ -244,6 +245,6 @@ public final class SiteStore {
                 rs.getString("receipt"), rs.getString("confirmation"), rs.getString("failure"),
                 Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
                 Subscription.fromSql(rs.getString("subscription")), Sql.instant(rs, "trial_ends_at"),
-                Sql.instant(rs, "subscribed_at"));
+                Sql.instant(rs, "subscribed_at"), rs.getString("public_id"));
     }
 }
