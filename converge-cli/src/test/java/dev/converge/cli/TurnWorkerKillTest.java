@@ -165,8 +165,8 @@ class TurnWorkerKillTest {
         model.then(req -> toolCalls(call("call_1", "create_site", Map.of("lead_id", lead, "subdomain", "kill-turn"))));
 
         Process first = worker("worker-1");
-        long id = post("/v1/conversations", tenant.token(), "{\"message\":\"A site for Ada at kill-turn\"}")
-                .get("conversation_id").asLong();
+        String id = post("/v1/conversations", tenant.token(), "{\"message\":\"A site for Ada at kill-turn\"}")
+                .get("conversation_id").asText();
         // the tool ran, its result went back to the model, and the model is thinking: kill the worker now
         assertThat(model.awaitHeld(Duration.ofSeconds(60))).as("the worker reached the second model call").isTrue();
         first.destroyForcibly(); // SIGKILL: no shutdown hook, no cleanup

@@ -29,7 +29,7 @@ final class DemoConversation {
 
     /** What the demo reports of its conversation. */
     record Summary(
-            @JsonProperty("conversation_id") long conversationId,
+            @JsonProperty("conversation_id") String conversationId,
             @JsonProperty("turns") Map<String, Long> turns,
             @JsonProperty("tool_calls") List<String> toolCalls,
             @JsonProperty("answers") List<String> answers,
@@ -83,7 +83,7 @@ final class DemoConversation {
     }
 
     Summary run(long leadId, String subdomain, Progress progress) throws Exception {
-        long id = -1;
+        String id = null;
         Map<String, Long> turns = new LinkedHashMap<>();
         JsonNode conv = null;
         for (String message : List.of("Please create a site for lead " + leadId + " at " + subdomain + ".", "DELETE")) {
@@ -93,13 +93,13 @@ final class DemoConversation {
                     text = "Now please delete site " + siteId(conv) + ".";
                 }
                 String body = JSON.writeValueAsString(Map.of("message", text));
-                JsonNode started = id < 0 ? post("/v1/conversations", body) : post("/v1/conversations/" + id + "/messages", body);
-                id = started.path("conversation_id").asLong();
+                JsonNode started = id == null ? post("/v1/conversations", body) : post("/v1/conversations/" + id + "/messages", body);
+                id = started.path("conversation_id").asText();
                 int turn = started.path("turn").asInt();
                 conv = awaitEnded(id, turn);
                 String state = conv.path("turns").get(turn - 1).path("state").asText();
                 turns.merge(state, 1L, Long::sum);
-                progress.say("conversation %d turn %d: %s", id, turn, state);
+                progress.say("conversation %s turn %d: %s", id, turn, state);
                 if (!"failed".equals(state)) {
                     break; // a failed turn is never re-run by the queue: the person sends the message again
                 }
@@ -145,7 +145,7 @@ final class DemoConversation {
         return -1;
     }
 
-    private JsonNode awaitEnded(long id, int turn) throws Exception {
+    private JsonNode awaitEnded(String id, int turn) throws Exception {
         long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/conversations/" + id))

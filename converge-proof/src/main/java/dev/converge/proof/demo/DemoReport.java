@@ -39,7 +39,7 @@ public record DemoReport(
                 + "one)%n", t.subscribed(), t.expired(), t.reminders(), t.expiredWithoutReminder());
         out.printf("  leaf faults     %s%n", line(faultHits));
         out.printf("  crash points    %s%n", line(crashPointHits));
-        out.printf("  conversation    %d: turns %s; tools %s; answer quotes the receipt's deadline (%s): %s; "
+        out.printf("  conversation    %s: turns %s; tools %s; answer quotes the receipt's deadline (%s): %s; "
                 + "delete refused without a person's approval: %s%n", conversation.conversationId(),
                 line(conversation.turns()), String.join(", ", conversation.toolCalls()), conversation.receiptDeadline(),
                 conversation.answerQuotesDeadline() ? "yes" : "NO", conversation.deleteRefused() ? "yes" : "NO");

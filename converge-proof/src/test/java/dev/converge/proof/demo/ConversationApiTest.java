@@ -54,7 +54,7 @@ class ConversationApiTest {
         }
     }
 
-    private JsonNode awaitTurnEnded(String token, long conversation, int turn) {
+    private JsonNode awaitTurnEnded(String token, String conversation, int turn) {
         JsonNode[] last = new JsonNode[1];
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
             ApiClient.Reply r = api.client.get("/v1/conversations/" + conversation, token);
@@ -94,7 +94,7 @@ class ConversationApiTest {
                 "{\"message\":\"Please make a site for Ada at " + sub + "\"}");
         assertThat(started.status()).as(started.toString()).isEqualTo(202);
         assertThat(started.headers().firstValue("Location")).isPresent();
-        long id = started.json().get("conversation_id").asLong();
+        String id = started.json().get("conversation_id").asText();
         JsonNode conv = awaitTurnEnded(agent, id, 1);
         JsonNode turn = conv.get("turns").get(0);
         assertThat(turn.get("state").asText()).as(conv.toString()).isEqualTo("answered");
@@ -158,7 +158,7 @@ class ConversationApiTest {
         ApiClient.Reply started = api.client.post("/v1/conversations", tenant.token(),
                 "{\"message\":\"Delete site " + siteId + "\"}");
         assertThat(started.status()).as(started.toString()).isEqualTo(202);
-        JsonNode conv = awaitTurnEnded(tenant.token(), started.json().get("conversation_id").asLong(), 1);
+        JsonNode conv = awaitTurnEnded(tenant.token(), started.json().get("conversation_id").asText(), 1);
         JsonNode lines = conv.get("turns").get(0).get("transcript");
         assertThat(roles(lines)).containsExactly("user", "assistant", "tool", "assistant");
         JsonNode refused = lines.get(2);
@@ -176,7 +176,7 @@ class ConversationApiTest {
         Tenants.Created tenant = api.tenant();
         String agent = api.token(tenant, Scope.AGENT);
         ApiClient.Reply started = api.client.post("/v1/conversations", agent, "{\"message\":\"How is site 1?\"}");
-        long id = started.json().get("conversation_id").asLong();
+        String id = started.json().get("conversation_id").asText();
         assertThat(model.awaitHeld(Duration.ofSeconds(20))).isTrue();
         ApiClient.Reply busy = api.client.post("/v1/conversations/" + id + "/messages", agent, "{\"message\":\"and?\"}");
         assertThat(busy.status()).as(busy.toString()).isEqualTo(409);
@@ -194,7 +194,7 @@ class ConversationApiTest {
         model.then(req -> toolCalls(call("s1", "suggest_palettes", Map.of())),
                 req -> toolCalls(call("s2", "suggest_palettes", Map.of())));
         ApiClient.Reply started = api.client.post("/v1/conversations", tenant.token(), "{\"message\":\"colours?\"}");
-        long id = started.json().get("conversation_id").asLong();
+        String id = started.json().get("conversation_id").asText();
         JsonNode conv = awaitTurnEnded(tenant.token(), id, 1);
         JsonNode turn = conv.get("turns").get(0);
         assertThat(turn.get("state").asText()).isEqualTo("budget_spent");
@@ -219,7 +219,7 @@ class ConversationApiTest {
         start(ScriptedModel.start(), 4); // an empty script: the server answers 500 naming no reply
         Tenants.Created tenant = api.tenant();
         ApiClient.Reply started = api.client.post("/v1/conversations", tenant.token(), "{\"message\":\"hello\"}");
-        JsonNode conv = awaitTurnEnded(tenant.token(), started.json().get("conversation_id").asLong(), 1);
+        JsonNode conv = awaitTurnEnded(tenant.token(), started.json().get("conversation_id").asText(), 1);
         JsonNode turn = conv.get("turns").get(0);
         assertThat(turn.get("state").asText()).isEqualTo("failed");
         assertThat(turn.get("error").asText()).contains("The turn stopped");

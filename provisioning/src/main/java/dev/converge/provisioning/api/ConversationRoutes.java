@@ -46,16 +46,34 @@ final class ConversationRoutes {
                 () -> started(conversations.start(tenant.id(), message(body)))).send(ctx);
     }
 
+    /**
+     * The conversation a path names, by its public id ({@code conv_...}); the database id a node of
+     * the previous version gave out is still taken while such nodes may have answered. Another
+     * tenant's, or a made-up one, is 404; a malformed one 400.
+     */
+    private long conversation(Context ctx, Tenant tenant) {
+        String raw = ctx.pathParam("id");
+        if (raw.startsWith("conv_")) {
+            if (!Conversations.PUBLIC_ID.matcher(raw).matches()) {
+                throw ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "id", "must be a conversation id: conv_ and 32 "
+                        + "hex digits");
+            }
+            return conversations.byPublicId(tenant.id(), raw).orElseThrow(() -> PathIds.notFound("conversation", raw));
+        }
+        return PathIds.id(ctx);
+    }
+
     private void send(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
+        String named = ctx.pathParam("id");
+        long id = conversation(ctx, tenant);
         var key = parts.idempotency().key(ctx, false);
         ObjectNode body = parts.body().read(ctx);
-        parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION + "/" + id + "/messages", body, () -> {
+        parts.idempotency().run(ctx, tenant.id(), key, "POST " + COLLECTION + "/" + named + "/messages", body, () -> {
             try {
                 return started(conversations.send(tenant.id(), id, message(body)));
             } catch (Conversations.NotFound e) {
-                throw PathIds.notFound("conversation", id);
+                throw PathIds.notFound("conversation", named);
             } catch (Conversations.TurnRunning e) {
                 throw new ApiProblem(ProblemType.TURN_RUNNING, "Turn " + e.turn() + " of this conversation is still "
                         + "running: read the conversation until it ends, then send the next message.")
@@ -77,20 +95,21 @@ final class ConversationRoutes {
 
     private ApiResponse started(Conversations.Started s) {
         Map<String, Object> b = new LinkedHashMap<>();
-        b.put("conversation_id", s.conversationId());
+        b.put("conversation_id", s.publicId());
         b.put("turn", s.turn());
         b.put("state", "running");
-        b.put("what_to_do", "The assistant is answering. Read GET " + COLLECTION + "/" + s.conversationId()
+        b.put("what_to_do", "The assistant is answering. Read GET " + COLLECTION + "/" + s.publicId()
                 + " until the turn's state is answered, budget_spent or failed.");
-        b.put("links", Map.of("self", COLLECTION + "/" + s.conversationId(),
-                "messages", COLLECTION + "/" + s.conversationId() + "/messages"));
-        return parts.json(202, b, Map.of("Location", COLLECTION + "/" + s.conversationId()));
+        b.put("links", Map.of("self", COLLECTION + "/" + s.publicId(),
+                "messages", COLLECTION + "/" + s.publicId() + "/messages"));
+        return parts.json(202, b, Map.of("Location", COLLECTION + "/" + s.publicId()));
     }
 
     private void get(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
-        var t = conversations.transcript(tenant.id(), id).orElseThrow(() -> PathIds.notFound("conversation", id));
+        long id = conversation(ctx, tenant);
+        var t = conversations.transcript(tenant.id(), id).orElseThrow(() -> PathIds.notFound("conversation",
+                ctx.pathParam("id")));
         parts.json(200, t.view(), Map.of()).send(ctx);
     }
 }

@@ -24,4 +24,9 @@ final class PathIds {
     static ApiProblem notFound(String what, long id) {
         return new ApiProblem(ProblemType.NOT_FOUND, "No " + what + " " + id + ".");
     }
+
+    /** {@link #notFound(String, long)} for a public id (already checked to be well-formed). */
+    static ApiProblem notFound(String what, String id) {
+        return new ApiProblem(ProblemType.NOT_FOUND, "No " + what + " " + id + ".");
+    }
 }

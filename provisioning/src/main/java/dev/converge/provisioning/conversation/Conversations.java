@@ -26,9 +26,12 @@ import java.util.Optional;
 public final class Conversations {
     public static final int MAX_MESSAGE = 8_000;
 
-    /** What a person's message started. */
-    public record Started(long conversationId, long turnId, int turn) {
+    /** What a person's message started; {@code publicId} is the conversation's name outside ({@code conv_...}). */
+    public record Started(long conversationId, String publicId, long turnId, int turn) {
     }
+
+    /** A conversation's public id: {@code conv_} and 32 hex digits, random. */
+    public static final java.util.regex.Pattern PUBLIC_ID = java.util.regex.Pattern.compile("conv_[0-9a-f]{32}");
 
     /** The conversation does not exist for this tenant. */
     public static final class NotFound extends RuntimeException {
@@ -87,6 +90,7 @@ public final class Conversations {
     private final Sql setFlow;
     private final Sql insertEntry;
     private final Sql getConversation;
+    private final Sql byPublicId;
     private final Sql getTurn;
     private final Sql turns;
     private final Sql entries;
@@ -113,8 +117,9 @@ public final class Conversations {
         setFlow = Sql.of(d, "UPDATE pv_turn SET flow_id = :flow_id WHERE id = :id");
         insertEntry = Sql.of(d, "INSERT INTO pv_transcript (conversation_id, turn_id, kind, content, tool_calls, "
                 + "created_at) VALUES (:conversation_id, :turn_id, :kind, :content, :tool_calls, {now})");
-        getConversation = Sql.of(d, "SELECT id, tenant_id, turns, running_turn, created_at, updated_at "
+        getConversation = Sql.of(d, "SELECT id, tenant_id, turns, running_turn, created_at, updated_at, public_id "
                 + "FROM pv_conversation WHERE id = :id AND tenant_id = :tenant_id");
+        byPublicId = Sql.of(d, "SELECT id FROM pv_conversation WHERE public_id = :public_id AND tenant_id = :tenant_id");
         getTurn = Sql.of(d, "SELECT t.id, t.conversation_id, c.tenant_id, t.seq, t.state, t.steps, t.error, "
                 + "t.created_at, t.ended_at FROM pv_turn t JOIN pv_conversation c ON c.id = t.conversation_id "
                 + "WHERE t.id = :id");
@@ -193,7 +198,9 @@ public final class Conversations {
                 .step(Job.of(jobs.turn, ref))
                 .onFailure(Job.of(jobs.turnFailed, ref)));
         setFlow.update(c, Params.of().bigint("flow_id", run.flowId()).bigint("id", turnId));
-        return new Started(conversationId, turnId, turn.seq());
+        String publicId = getConversation.queryOne(c, params().bigint("id", conversationId).bigint("tenant_id", tenantId),
+                rs -> rs.getString("public_id"));
+        return new Started(conversationId, publicId, turnId, turn.seq());
     }
 
     private int runningSeq(Connection c, long turnId) throws SQLException {
@@ -208,12 +215,24 @@ public final class Conversations {
         return message.strip();
     }
 
+    /**
+     * The conversation a tenant names by its public id; empty when the tenant has none by that id
+     * (another tenant's is not this tenant's either).
+     */
+    public Optional<Long> byPublicId(long tenantId, String publicId) {
+        if (publicId == null || !PUBLIC_ID.matcher(publicId).matches()) {
+            return Optional.empty();
+        }
+        return store.withConnection(c -> Optional.ofNullable(byPublicId.queryOne(c, Params.of().text("public_id", publicId)
+                .bigint("tenant_id", tenantId), rs -> rs.getLong(1))));
+    }
+
     /** The conversation's turns and transcript, or empty when the tenant has no such conversation. */
     public Optional<Transcript> transcript(long tenantId, long conversationId) {
         return store.withConnection(c -> {
             Transcript.Header h = getConversation.queryOne(c, params().bigint("id", conversationId)
                     .bigint("tenant_id", tenantId), rs -> new Transcript.Header(rs.getLong("id"),
-                    Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at")));
+                    rs.getString("public_id"), Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at")));
             if (h == null) {
                 return Optional.empty();
             }

@@ -15,13 +15,14 @@ import java.util.Map;
 public record Transcript(Header header, List<Conversations.Turn> turns, List<Conversations.Entry> entries) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    public record Header(long id, Instant createdAt, Instant updatedAt) {
+    /** {@code id} is the database's key; {@code publicId} the conversation's name outside ({@code conv_...}). */
+    public record Header(long id, String publicId, Instant createdAt, Instant updatedAt) {
     }
 
     /** The transcript as the API shows it (JSON-ready maps, in order). */
     public Map<String, Object> view() {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", header.id());
+        out.put("id", header.publicId());
         out.put("created_at", header.createdAt().toString());
         Conversations.Turn last = turns.isEmpty() ? null : turns.get(turns.size() - 1);
         out.put("state", last != null && last.running() ? "running" : "idle");
@@ -44,8 +45,8 @@ public record Transcript(Header header, List<Conversations.Turn> turns, List<Con
             ts.add(tm);
         }
         out.put("turns", ts);
-        out.put("links", Map.of("self", "/v1/conversations/" + header.id(),
-                "messages", "/v1/conversations/" + header.id() + "/messages"));
+        out.put("links", Map.of("self", "/v1/conversations/" + header.publicId(),
+                "messages", "/v1/conversations/" + header.publicId() + "/messages"));
         return out;
     }
 
