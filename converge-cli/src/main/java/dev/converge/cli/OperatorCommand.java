@@ -74,8 +74,8 @@ public final class OperatorCommand {
         @Mixin
         DatabaseOptions database = new DatabaseOptions();
 
-        @Option(names = "--id", required = true, description = "The token's id.")
-        long tokenId;
+        @Option(names = "--id", required = true, description = "The token's id, tok_... (from 'operator token list').")
+        String tokenId;
 
         @Spec
         CommandSpec spec;
@@ -84,7 +84,9 @@ public final class OperatorCommand {
         public Integer call() {
             try (Store store = database.open()) {
                 Provisioning.migrate(store);
-                if (!new Credentials(store).revoke(tokenId, null)) {
+                Credentials credentials = new Credentials(store);
+                java.util.Optional<Long> id = TenantCommand.idOf(spec, credentials, tokenId);
+                if (id.isEmpty() || !credentials.revoke(id.get(), null)) {
                     spec.commandLine().getErr().println("there is no live operator token " + tokenId);
                     return 1;
                 }

@@ -9,6 +9,7 @@ import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -102,7 +103,7 @@ public final class TenantCommand {
 
     static int printIssued(CommandSpec spec, Credentials.Issued issued) {
         PrintWriter out = spec.commandLine().getOut();
-        out.println("token " + issued.info().id() + " (scope " + issued.info().scope().sql()
+        out.println("token " + issued.info().publicId() + " (scope " + issued.info().scope().sql()
                 + (issued.info().expiresAt() == null ? ", no expiry" : ", expires " + issued.info().expiresAt()) + ")");
         out.println(issued.token());
         out.flush();
@@ -131,10 +132,19 @@ public final class TenantCommand {
         }
     }
 
+    /** The database id of the token {@code --id} names; a malformed one is a usage error (exit 2). */
+    static Optional<Long> idOf(CommandSpec spec, Credentials credentials, String ref) {
+        try {
+            return credentials.idOf(ref);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--id: " + e.getMessage());
+        }
+    }
+
     static void printList(CommandSpec spec, java.util.List<Credentials.TokenInfo> tokens) {
         PrintWriter out = spec.commandLine().getOut();
         for (Credentials.TokenInfo t : tokens) {
-            out.println(t.id() + "\t" + t.scope().sql() + "\t" + (t.revokedAt() != null ? "revoked " + t.revokedAt()
+            out.println(t.publicId() + "\t" + t.scope().sql() + "\t" + (t.revokedAt() != null ? "revoked " + t.revokedAt()
                     : t.expiresAt() != null ? "expires " + t.expiresAt() : "no expiry") + "\t"
                     + (t.label() == null ? "" : t.label()));
         }
@@ -151,8 +161,8 @@ public final class TenantCommand {
         @Option(names = "--tenant", required = true, description = "The tenant's id.")
         long tenantId;
 
-        @Option(names = "--id", required = true, description = "The token's id (from 'tenant token list').")
-        long tokenId;
+        @Option(names = "--id", required = true, description = "The token's id, tok_... (from 'tenant token list').")
+        String tokenId;
 
         @Spec
         CommandSpec spec;
@@ -161,7 +171,9 @@ public final class TenantCommand {
         public Integer call() {
             try (Store store = database.open()) {
                 Provisioning.migrate(store);
-                if (!new Credentials(store).revoke(tokenId, tenantId)) {
+                Credentials credentials = new Credentials(store);
+                Optional<Long> id = idOf(spec, credentials, tokenId);
+                if (id.isEmpty() || !credentials.revoke(id.get(), tenantId)) {
                     spec.commandLine().getErr().println("tenant " + tenantId + " has no live token " + tokenId);
                     return 1;
                 }

@@ -56,4 +56,26 @@ class TenantTokenCommandTest {
         assertThat(operator.exit()).isZero();
         assertThat(operator.out()).contains("scope operator").containsPattern("cvo_[A-Za-z0-9_-]{43}");
     }
+
+    @Test
+    void tokensAreNamedByRandomPublicIds() {
+        String db = "jdbc:h2:file:" + dir.resolve("ids");
+        assertThat(run("tenant", "create", "Acme", "--db", db).exit()).isZero();
+        assertThat(run("tenant", "create", "Other", "--db", db).exit()).isZero();
+        Run agent = run("tenant", "token", "create", "--tenant", "1", "--scope", "agent", "--db", db);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("token (tok_[0-9a-f]{32}) \\(scope agent").matcher(agent.out());
+        assertThat(m.find()).as(agent.out()).isTrue();
+        String id = m.group(1);
+
+        Run listed = run("tenant", "token", "list", "--tenant", "1", "--db", db);
+        assertThat(listed.out().lines()).as(listed.out()).isNotEmpty().allMatch(l -> l.matches("tok_[0-9a-f]{32}\t.*"));
+        assertThat(listed.out()).contains(id);
+
+        assertThat(run("tenant", "token", "revoke", "--tenant", "2", "--id", id, "--db", db).exit())
+                .as("not the other tenant's to revoke").isEqualTo(1);
+        Run revoked = run("tenant", "token", "revoke", "--tenant", "1", "--id", id, "--db", db);
+        assertThat(revoked.exit()).isZero();
+        assertThat(revoked.out()).contains("token " + id + " revoked");
+        assertThat(run("tenant", "token", "revoke", "--tenant", "1", "--id", "tok_nope", "--db", db).exit()).isEqualTo(2);
+    }
 }

@@ -44,10 +44,16 @@ public final class Credentials {
         }
     }
 
-    /** A token as it can be listed: never its secret. */
+    /**
+     * A token as it can be listed: never its secret. {@code id} is the database's key;
+     * {@code publicId} ({@code tok_...}, random) is the one to show.
+     */
     public record TokenInfo(long id, Long tenantId, Scope scope, String label, Instant createdAt, Instant expiresAt,
-            Instant revokedAt) {
+            Instant revokedAt, String publicId) {
     }
+
+    /** A token's public id: {@code tok_} and 32 hex digits, random. */
+    public static final Pattern PUBLIC_ID = Pattern.compile("tok_[0-9a-f]{32}");
 
     private record Cached(Optional<Credential> credential, long until) {
     }
@@ -57,6 +63,7 @@ public final class Credentials {
     private final Sql insert;
     private final Sql insertExpiring;
     private final Sql byId;
+    private final Sql byPublicId;
     private final Sql byHash;
     private final Sql revokeTenant;
     private final Sql revokeOperator;
@@ -75,7 +82,8 @@ public final class Credentials {
                 + "VALUES (:tenant_id, :scope, :hash, :label, {now}, NULL)");
         insertExpiring = Sql.of(d, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
                 + "VALUES (:tenant_id, :scope, :hash, :label, {now}, {now+:ttl_ms})");
-        String columns = "SELECT id, tenant_id, scope, label, created_at, expires_at, revoked_at FROM pv_token ";
+        String columns = "SELECT id, tenant_id, scope, label, created_at, expires_at, revoked_at, public_id FROM pv_token ";
+        byPublicId = Sql.of(d, "SELECT id FROM pv_token WHERE public_id = :public_id");
         byId = Sql.of(d, columns + "WHERE id = :id");
         byHash = Sql.of(d, "SELECT k.id, k.tenant_id, k.scope, k.expires_at, t.name, t.created_at FROM pv_token k "
                 + "LEFT JOIN pv_tenant t ON t.id = k.tenant_id WHERE k.token_hash = :hash AND k.revoked_at IS NULL "
@@ -197,6 +205,22 @@ public final class Credentials {
         return done;
     }
 
+    /**
+     * The database id of the token {@code ref} names: its public id ({@code tok_...}) or, as a node
+     * of the previous release listed them, its database id. Empty when no token has that public id;
+     * a malformed reference is refused.
+     */
+    public Optional<Long> idOf(String ref) {
+        if (ref != null && PUBLIC_ID.matcher(ref).matches()) {
+            return Optional.ofNullable(store.withConnection(c -> byPublicId.queryOne(c, Params.of().text("public_id", ref),
+                    rs -> rs.getLong(1))));
+        }
+        if (ref != null && ref.matches("[1-9][0-9]{0,17}")) {
+            return Optional.of(Long.parseLong(ref));
+        }
+        throw new IllegalArgumentException("a token id is tok_ and 32 hex digits (from 'token list'); got: " + ref);
+    }
+
     /** A tenant's tokens, or (with {@code tenantId} null) the operator tokens; revoked ones included. */
     public List<TokenInfo> list(Long tenantId) {
         return store.withConnection(c -> list.query(c, Params.of().bigint("tenant_id", tenantId == null ? -1L : tenantId)
@@ -206,7 +230,7 @@ public final class Credentials {
     private static TokenInfo info(ResultSet rs) throws SQLException {
         return new TokenInfo(rs.getLong("id"), Sql.nullableLong(rs, "tenant_id"), Scope.parse(rs.getString("scope")),
                 rs.getString("label"), Sql.instant(rs, "created_at"), Sql.instant(rs, "expires_at"),
-                Sql.instant(rs, "revoked_at"));
+                Sql.instant(rs, "revoked_at"), rs.getString("public_id"));
     }
 
     private static Credential credential(ResultSet rs) throws SQLException {
