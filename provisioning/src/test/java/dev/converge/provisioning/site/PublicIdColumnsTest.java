@@ -3,7 +3,6 @@ package dev.converge.provisioning.site;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.provisioning.Provisioning;
-import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.time.EngineClock;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
@@ -45,8 +44,19 @@ class PublicIdColumnsTest {
         Flyway.configure().dataSource(store.dataSource()).locations("classpath:db/provisioning/" + Dialect.of(store).name())
                 .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0").target("9").load().migrate();
         SiteStore sites = new SiteStore(Dialect.of(store));
-        long tenant = new Tenants(store).create("before").tenant().id();
         // as a node of the previous version writes them: SQL that does not name public_id
+        long tenant = store.inTransaction(c -> {
+            try (var s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO pv_tenant (name, created_at) VALUES ('before', CURRENT_TIMESTAMP)");
+                try (ResultSet rs = s.executeQuery("SELECT MAX(id) FROM pv_tenant")) {
+                    rs.next();
+                    long id = rs.getLong(1);
+                    s.executeUpdate("INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at) VALUES (" + id
+                            + ", 'service', 'h1', 'before', CURRENT_TIMESTAMP)");
+                    return id;
+                }
+            }
+        });
         long lead = store.inTransaction(c -> {
             try (var s = c.createStatement()) {
                 s.executeUpdate("INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) VALUES ("
