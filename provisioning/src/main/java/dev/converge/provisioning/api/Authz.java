@@ -81,6 +81,30 @@ public final class Authz implements Authenticator {
         return c;
     }
 
+    /**
+     * Puts the failed-authentication limit in front of routes that check credentials their own way
+     * (the operator dashboard's session exchange and API): an address over its limit is answered 429
+     * before anything under {@code base} runs, and a 401 to a request that presented a credential (an
+     * {@code Authorization} header, or a POST, which is how a login sends its token) counts as one
+     * failure of its address.
+     */
+    public void limitFailures(io.javalin.config.RoutesConfig routes, String base) {
+        routes.before(base + "/*", ctx -> {
+            OptionalLong wait = failures.refusal(ctx.ip());
+            if (wait.isPresent()) {
+                throw new ApiProblem(ProblemType.RATE_LIMITED, "Too many requests from this address failed "
+                        + "authentication. Retry after " + wait.getAsLong() + " s with a valid token.")
+                        .header("Retry-After", Long.toString(wait.getAsLong()));
+            }
+        });
+        routes.after(base + "/*", ctx -> {
+            if (ctx.status().getCode() == 401 && (ctx.header("Authorization") != null
+                    || ctx.method() == io.javalin.http.HandlerType.POST)) {
+                failures.failed(ctx.ip());
+            }
+        });
+    }
+
     /** A before-handler: the request goes on with its credential attached, or is answered 401. */
     void authenticated(Context ctx) {
         require(ctx, EnumSet.allOf(Scope.class));

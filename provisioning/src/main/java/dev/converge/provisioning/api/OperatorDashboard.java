@@ -35,6 +35,7 @@ public final class OperatorDashboard implements ApiExtension {
 
     @Override
     public void configure(JavalinConfig config, ApiContext context) {
+        context.authz().limitFailures(config.routes, PATH);
         dashboard(context.service(), env).mount(config, PATH);
     }
 

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -87,6 +88,33 @@ class FailedAuthLimitTest {
         }
     }
 
+    @Test
+    void theDashboardsLoginIsLimitedTheSameWay() throws IOException {
+        try (ApiHarness api = new ApiHarness(java.time.Duration.ofDays(14), ApiOptions.defaults(),
+                List.of(new OperatorDashboard()))) {
+            int port = api.server.port();
+            Credentials credentials = api.service().tenants().credentials();
+            long before = credentials.lookups();
+            int unauthorized = 0;
+            int limited = 0;
+            for (int i = 0; i < 60; i++) {
+                String token = "cvo_" + madeUpToken().substring(4);
+                Response r = post("127.0.0.5", port, OperatorDashboard.PATH + "/session", "{\"token\":\"" + token + "\"}");
+                if (r.status == 401) {
+                    unauthorized++;
+                } else if (r.status == 429) {
+                    limited++;
+                }
+            }
+            assertThat(unauthorized).as("401s before the limit").isEqualTo(AuthFailures.DEFAULT_PER_MINUTE);
+            assertThat(limited).as("then 429s").isEqualTo(60 - AuthFailures.DEFAULT_PER_MINUTE);
+            assertThat(credentials.lookups() - before).as("lookups").isEqualTo(AuthFailures.DEFAULT_PER_MINUTE);
+            String operator = api.operatorToken();
+            assertThat(post("127.0.0.1", port, OperatorDashboard.PATH + "/session", "{\"token\":\"" + operator + "\"}").status)
+                    .as("an operator at another address logs in during the flood").isEqualTo(200);
+        }
+    }
+
     static String madeUpToken() {
         byte[] raw = new byte[32];
         RANDOM.nextBytes(raw);
@@ -96,15 +124,25 @@ class FailedAuthLimitTest {
     record Response(int status, Map<String, String> headers, String body) {
     }
 
+    /** One JSON POST over a connection made from {@code from}, closed after the response. */
+    static Response post(String from, int port, String path, String json) throws IOException {
+        return exchange(from, port, "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + json.getBytes(StandardCharsets.UTF_8).length + "\r\nConnection: close\r\n\r\n" + json);
+    }
+
     /** One GET over a connection made from {@code from}, closed after the response. */
     static Response get(String from, int port, String path, String authorization) throws IOException {
+        return exchange(from, port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\n"
+                + "Authorization: " + authorization + "\r\nConnection: close\r\n\r\n");
+    }
+
+    private static Response exchange(String from, int port, String request) throws IOException {
         try (Socket s = new Socket()) {
             s.bind(new InetSocketAddress(from, 0));
             s.connect(new InetSocketAddress("127.0.0.1", port), 3_000);
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\n"
-                    + "Authorization: " + authorization + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(request.getBytes(StandardCharsets.UTF_8));
             out.flush();
             InputStream in = s.getInputStream();
             String all = new String(in.readAllBytes(), StandardCharsets.UTF_8);
