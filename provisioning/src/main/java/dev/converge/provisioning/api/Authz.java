@@ -92,9 +92,7 @@ public final class Authz implements Authenticator {
         routes.before(base + "/*", ctx -> {
             OptionalLong wait = failures.refusal(ctx.ip());
             if (wait.isPresent()) {
-                throw new ApiProblem(ProblemType.RATE_LIMITED, "Too many requests from this address failed "
-                        + "authentication. Retry after " + wait.getAsLong() + " s with a valid token.")
-                        .header("Retry-After", Long.toString(wait.getAsLong()));
+                throw tooManyFailures(wait.getAsLong());
             }
         });
         routes.after(base + "/*", ctx -> {
@@ -119,9 +117,7 @@ public final class Authz implements Authenticator {
     public Decision decide(String authorizationHeader, Set<Scope> scopes, String clientAddress) {
         OptionalLong wait = failures.refusal(clientAddress);
         if (wait.isPresent()) {
-            return new Decision(Optional.empty(), new ApiProblem(ProblemType.RATE_LIMITED, "Too many requests from "
-                    + "this address failed authentication. Retry after " + wait.getAsLong() + " s with a valid token.")
-                    .header("Retry-After", Long.toString(wait.getAsLong())), json);
+            return new Decision(Optional.empty(), tooManyFailures(wait.getAsLong()), json);
         }
         Optional<Credential> c = authenticate(authorizationHeader);
         if (c.isEmpty()) {
@@ -135,6 +131,12 @@ public final class Authz implements Authenticator {
             return new Decision(Optional.empty(), forbidden(c.get(), scopes), json);
         }
         return new Decision(c, null, json);
+    }
+
+    /** The 429 for an address over its limit of failed authentications. */
+    private static ApiProblem tooManyFailures(long waitSeconds) {
+        return new ApiProblem(ProblemType.RATE_LIMITED, "Too many requests from this address failed authentication. "
+                + "Retry after " + waitSeconds + " s with a valid token.").header("Retry-After", Long.toString(waitSeconds));
     }
 
     private static ApiProblem forbidden(Credential c, Set<Scope> scopes) {
