@@ -17,8 +17,9 @@ import picocli.CommandLine.Option;
         description = "Approve, once, an AI agent's deletion of one of your sites: prints a one-time approval token "
                 + "to give to the agent (approver token from the environment).")
 public final class ApproveDeleteCommand extends TenantDeskCommand {
-    @Option(names = "--site", required = true, description = "Id of the site the agent may delete.")
-    long siteId;
+    @Option(names = "--site", required = true, converter = SiteIdConverter.class,
+            description = "Id of the site the agent may delete (site_...).")
+    String siteId;
 
     @Option(names = "--ttl", defaultValue = "15m", converter = DurationConverter.class,
             description = "How long the approval stays usable (default: ${DEFAULT-VALUE}; at most 24h).")

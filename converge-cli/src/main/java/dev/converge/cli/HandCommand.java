@@ -132,8 +132,9 @@ public final class HandCommand {
             description = "Retry one of your sites (approver token): a failed one is provisioned again, one that needs "
                     + "attention continues from where it stopped.")
     public static final class RetrySite extends Act {
-        @Option(names = "--site", required = true, description = "The site's id.")
-        long site;
+        @Option(names = "--site", required = true, converter = SiteIdConverter.class,
+                description = "The site's id (site_...).")
+        String site;
 
         public RetrySite() {
             this(System::getenv);

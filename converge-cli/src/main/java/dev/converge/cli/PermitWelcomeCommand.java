@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
         description = "Permit one more welcome email for one of your sites; an AI agent's send_welcome_email may then "
                 + "send it, once (approver token from the environment).")
 public final class PermitWelcomeCommand extends TenantDeskCommand {
-    @Option(names = "--site", required = true, description = "Id of the site.")
-    long siteId;
+    @Option(names = "--site", required = true, converter = SiteIdConverter.class,
+            description = "Id of the site (site_...).")
+    String siteId;
 
     public PermitWelcomeCommand() {
         this(System::getenv);

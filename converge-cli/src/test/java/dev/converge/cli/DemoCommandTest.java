@@ -63,7 +63,7 @@ class DemoCommandTest {
         // the scripted conversation: the site asked for, the answer quoting its receipt's deadline, the delete refused
         JsonNode conversation = report.path("conversation");
         assertThat(conversation.path("conversation_id").asText()).matches("conv_[0-9a-f]{32}");
-        assertThat(conversation.path("site_id").asLong()).isPositive();
+        assertThat(conversation.path("site_id").asText()).matches("site_[0-9a-f]{32}");
         assertThat(conversation.path("receipt_deadline").asText()).isNotBlank();
         assertThat(conversation.path("answer_quotes_deadline").asBoolean()).as(conversation.toString()).isTrue();
         assertThat(conversation.path("delete_refused_without_approval").asBoolean()).as(conversation.toString()).isTrue();

@@ -37,11 +37,11 @@ class HandCommandTest {
             assertThat(err.toString()).contains("nothing was cancelled");
 
             Tenants.Created tenant = api.tenant();
-            long lead = api.lead(tenant.token());
+            String lead = api.lead(tenant.token());
             ApiClient.Reply created = api.client.postSite(tenant.token(), "hand-cli-1",
                     ApiHarness.siteBody(lead, ApiHarness.subdomain("handcli")));
             assertThat(created.status()).as(created.toString()).isEqualTo(202);
-            long siteId = created.json().get("site_id").asLong();
+            long siteId = api.siteDbId(created.json().get("site_id").asText());
             long tenantId = tenant.tenant().id();
             Long flowId = await().atMost(Duration.ofSeconds(30)).until(
                     () -> api.service().sites().get(tenantId, siteId).orElseThrow().provisionFlowId(), id -> id != null);

@@ -21,6 +21,7 @@ import dev.converge.provisioning.mcp.McpOptions;
 import dev.converge.provisioning.mcp.McpTestClients;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.provisioning.validation.PublicId;
 import dev.converge.queue.JobState;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -83,8 +84,21 @@ class McpApprovalFlowTest {
         return fixture.service().tenants().credentials().issue(tenant.tenant().id(), scope, null, "test").token();
     }
 
-    private static SiteState state(long tenantId, long siteId) {
-        return fixture.service().sites().get(tenantId, siteId).orElseThrow().state();
+    private static long dbId(String publicId) {
+        return fixture.service().store().withConnection(c -> {
+            try (var ps = c.prepareStatement("SELECT id FROM pv_site WHERE public_id = ?")) {
+                ps.setString(1, publicId);
+                try (var rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    private static SiteState state(long tenantId, String siteId) {
+        return fixture.service().sites().idOf(tenantId, new PublicId.Ref(siteId, 0))
+                .flatMap(id -> fixture.service().sites().get(tenantId, id)).orElseThrow().state();
     }
 
     @Test
@@ -96,7 +110,7 @@ class McpApprovalFlowTest {
         String approver = token(owner, Scope.APPROVER);
         try (McpSyncClient client = McpTestClients.http(api.port(), agent);
                 McpSyncClient stranger = McpTestClients.http(api.port(), token(other, Scope.AGENT))) {
-            long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "to-delete"))));
+            String site = id(structured(call(client, "create_site", Map.of("lead_id", lead.publicId(), "subdomain", "to-delete"))));
 
             McpSchema.CallToolResult refused = call(client, "delete_site", Map.of("site_id", site));
             assertThat(refused.isError()).isTrue();
@@ -129,7 +143,8 @@ class McpApprovalFlowTest {
 
             McpSchema.CallToolResult wrongTenant = call(stranger, "delete_site", Map.of("site_id", site,
                     "approval_token", approval));
-            assertThat(structured(wrongTenant)).containsEntry("error", "approval_invalid");
+            assertThat(structured(wrongTenant)).as("another tenant's site is no site of theirs")
+                    .containsEntry("error", "site_not_found");
 
             // several calls race with the one approval: exactly one deletes
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -153,7 +168,7 @@ class McpApprovalFlowTest {
             assertThat(results).filteredOn(r -> "deletion_started".equals(r.get("outcome"))).hasSize(1);
             assertThat(results).filteredOn(r -> "approval_used".equals(r.get("error"))).hasSize(3);
             Map<String, Object> receipt = results.stream().filter(r -> r.containsKey("outcome")).findFirst().orElseThrow();
-            assertThat(receipt).containsEntry("site_id", (int) site).containsEntry("status", "deleting");
+            assertThat(receipt).containsEntry("site_id", site).containsEntry("status", "deleting");
 
             assertThat(structured(call(client, "delete_site", Map.of("site_id", site, "approval_token", approval))))
                     .containsEntry("error", "approval_used");
@@ -169,13 +184,13 @@ class McpApprovalFlowTest {
         String approver = token(owner, Scope.APPROVER);
         String agent = token(owner, Scope.AGENT);
         try (McpSyncClient client = McpTestClients.http(api.port(), agent)) {
-            long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "cli-delete"))));
+            String site = id(structured(call(client, "create_site", Map.of("lead_id", lead.publicId(), "subdomain", "cli-delete"))));
             String url = "http://127.0.0.1:" + api.port();
 
             StringWriter noEnvErr = new StringWriter();
             CommandLine missing = new CommandLine(new ApproveDeleteCommand(name -> null));
             missing.setErr(new PrintWriter(noEnvErr));
-            assertThat(missing.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(missing.execute("--url", url, "--site", site)).isEqualTo(2);
             assertThat(noEnvErr.toString()).contains("CONVERGE_APPROVER_TOKEN");
             CommandLine unknownSite = new CommandLine(new ApproveDeleteCommand(name -> approver));
             unknownSite.setErr(new PrintWriter(new StringWriter()));
@@ -184,14 +199,14 @@ class McpApprovalFlowTest {
             StringWriter agentErr = new StringWriter();
             CommandLine withAgent = new CommandLine(new ApproveDeleteCommand(name -> agent));
             withAgent.setErr(new PrintWriter(agentErr));
-            assertThat(withAgent.execute("--url", url, "--site", Long.toString(site))).isEqualTo(2);
+            assertThat(withAgent.execute("--url", url, "--site", site)).isEqualTo(2);
             assertThat(agentErr.toString()).contains("scope approver");
 
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new ApproveDeleteCommand(
                     name -> name.equals("MY_TENANT_TOKEN") ? approver : null));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--url", url, "--site", Long.toString(site), "--token-env", "MY_TENANT_TOKEN",
+            assertThat(cli.execute("--url", url, "--site", site, "--token-env", "MY_TENANT_TOKEN",
                     "--ttl", "2m"))
                     .isEqualTo(0);
             String approval = out.toString().lines().filter(l -> l.startsWith("apv_")).findFirst().orElseThrow();
@@ -210,13 +225,13 @@ class McpApprovalFlowTest {
         Lead lead = fixture.service().leads().create(owner.tenant().id(), "Ada", "welcome@example.com");
         String approver = token(owner, Scope.APPROVER);
         try (McpSyncClient client = McpTestClients.http(api.port(), token(owner, Scope.AGENT))) {
-            long site = id(structured(call(client, "create_site", Map.of("lead_id", lead.id(), "subdomain", "welcome-again"))));
+            String site = id(structured(call(client, "create_site", Map.of("lead_id", lead.publicId(), "subdomain", "welcome-again"))));
             McpSchema.CallToolResult early = call(client, "send_welcome_email", Map.of("site_id", site));
             if (state(owner.tenant().id(), site) != SiteState.ACTIVE) {
                 assertThat(structured(early)).containsEntry("error", "site_not_active");
             }
             await().atMost(Duration.ofSeconds(40)).until(() -> state(owner.tenant().id(), site) == SiteState.ACTIVE);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.leaves().smtp().countForSite(Long.toString(site)) == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.leaves().smtp().countForSite(Long.toString(dbId(site))) == 1);
 
             McpSchema.CallToolResult notPermitted = call(client, "send_welcome_email", Map.of("site_id", site));
             assertThat(notPermitted.isError()).isTrue();
@@ -233,21 +248,21 @@ class McpApprovalFlowTest {
             long job = ((Number) queued.get("job_id")).longValue();
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     fixture.service().engine().job(job).orElseThrow().state() == JobState.SUCCEEDED);
-            assertThat(fixture.leaves().smtp().countForSite(Long.toString(site))).isEqualTo(2);
+            assertThat(fixture.leaves().smtp().countForSite(Long.toString(dbId(site)))).isEqualTo(2);
             McpSchema.CallToolResult spent = call(client, "send_welcome_email", Map.of("site_id", site));
             assertThat(structured(spent)).containsEntry("error", "resend_not_permitted");
-            assertThat(fixture.leaves().smtp().countForSite(Long.toString(site))).isEqualTo(2);
+            assertThat(fixture.leaves().smtp().countForSite(Long.toString(dbId(site)))).isEqualTo(2);
 
             // a person may permit another from the command line, with the tenant token from the environment
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new PermitWelcomeCommand(name -> approver));
             cli.setOut(new PrintWriter(out));
-            assertThat(cli.execute("--url", "http://127.0.0.1:" + api.port(), "--site", Long.toString(site)))
+            assertThat(cli.execute("--url", "http://127.0.0.1:" + api.port(), "--site", site))
                     .isEqualTo(0);
             assertThat(out.toString()).contains("send_welcome_email");
             assertThat(structured(call(client, "send_welcome_email", Map.of("site_id", site))))
                     .containsEntry("outcome", "queued");
-            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.leaves().smtp().countForSite(Long.toString(site)) == 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.leaves().smtp().countForSite(Long.toString(dbId(site))) == 3);
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.converge.provisioning.extensions.StandardExtensions;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.mcp.McpTestClients;
 import dev.converge.provisioning.tenant.Tenants;
+import dev.converge.provisioning.validation.PublicId;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -80,7 +81,7 @@ class McpStdioTest {
             assertThat(tools).filteredOn(x -> x.name().equals("delete_site")).singleElement()
                     .satisfies(x -> assertThat(x.annotations().destructiveHint()).isTrue());
 
-            Map<String, Object> args = Map.of("lead_id", lead.id(), "subdomain", "stdio-shop");
+            Map<String, Object> args = Map.of("lead_id", lead.publicId(), "subdomain", "stdio-shop");
             McpSchema.CallToolResult created = client.callTool(new McpSchema.CallToolRequest("create_site", args));
             assertThat(created.isError()).as(McpTestClients.text(created)).isFalse();
             Map<String, Object> receipt = McpTestClients.structured(created);
@@ -88,8 +89,9 @@ class McpStdioTest {
             Map<String, Object> again = McpTestClients.structured(
                     client.callTool(new McpSchema.CallToolRequest("create_site", args)));
             assertThat(again).containsEntry("outcome", "already_requested").containsEntry("site_id", receipt.get("site_id"));
-            long site = ((Number) receipt.get("site_id")).longValue();
-            assertThat(fixture.service().sites().get(t.tenant().id(), site)).as("created for the token's tenant").isPresent();
+            String site = (String) receipt.get("site_id");
+            assertThat(fixture.service().sites().idOf(t.tenant().id(), new PublicId.Ref(site, 0))
+                    .flatMap(id -> fixture.service().sites().get(t.tenant().id(), id))).as("created for the token's tenant").isPresent();
 
             McpSchema.CallToolResult refused = client.callTool(new McpSchema.CallToolRequest("delete_site",
                     Map.of("site_id", site)));

@@ -161,7 +161,7 @@ class TurnWorkerKillTest {
                 Duration.ofSeconds(5)), NodeOptions.defaults().withConcurrency(0).withoutMaintenance());
         server = ApiServer.start(api, ApiOptions.defaults(), StandardExtensions.all());
         Tenants.Created tenant = api.tenants().create("kill-tenant");
-        long lead = post("/v1/leads", tenant.token(), "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}").get("id").asLong();
+        String lead = post("/v1/leads", tenant.token(), "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}").get("id").asText();
         model.then(req -> toolCalls(call("call_1", "create_site", Map.of("lead_id", lead, "subdomain", "kill-turn"))));
 
         Process first = worker("worker-1");

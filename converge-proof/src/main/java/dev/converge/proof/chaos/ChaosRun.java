@@ -221,8 +221,8 @@ public final class ChaosRun {
         ServiceOptions service = CommandLine.populateCommand(new ServiceOptions(), flags.toArray(new String[0]));
         ProvisioningConfig config = service.config();
         PostgresDatabaseLeaf dbLeaf = config.database() == null ? null : new PostgresDatabaseLeaf(config.database());
-        Map<Long, Instant> sites = traffic.acceptedSites();
-        Map<Long, Instant> deletes = traffic.acceptedDeletes();
+        Map<String, Instant> sites = traffic.acceptedSites();
+        Map<String, Instant> deletes = traffic.acceptedDeletes();
         CheckReport check = new ConvergenceCheck(store, new SiteResources(config, new SimpleMeterRegistry()),
                 new RemoteTruth(fleet.leafsimUrl(), fleet.mailsimUrl(), dbLeaf)).run(sites.keySet(), deletes.keySet());
         ConvergeTimes times = ConvergeTimes.measure(store, sites, deletes);

@@ -29,12 +29,12 @@ final class ChaosTraffic {
     private final boolean[] delete;
     private final boolean[] deleteAtOnce;
     private final boolean[] subscribe;
-    private final Set<Long> toSubscribe = ConcurrentHashMap.newKeySet();
+    private final Set<String> toSubscribe = ConcurrentHashMap.newKeySet();
     private final AtomicLong subscribed = new AtomicLong();
     private final AtomicLong subscribeRefused = new AtomicLong();
-    private final Map<Long, Instant> acceptedSites = new ConcurrentHashMap<>();
-    private final Map<Long, Instant> acceptedDeletes = new ConcurrentHashMap<>();
-    private final Set<Long> toDelete = ConcurrentHashMap.newKeySet();
+    private final Map<String, Instant> acceptedSites = new ConcurrentHashMap<>();
+    private final Map<String, Instant> acceptedDeletes = new ConcurrentHashMap<>();
+    private final Set<String> toDelete = ConcurrentHashMap.newKeySet();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong acceptedEarlier = new AtomicLong();
     private final AtomicLong resent = new AtomicLong();
@@ -133,16 +133,16 @@ final class ChaosTraffic {
             refused.incrementAndGet();
             return;
         }
-        long leadId = lead.json().path("id").asLong();
+        String leadId = lead.json().path("id").asText();
         String key = "chaos-" + tag + "-site-" + n;
         Map<String, Object> body = Map.of("lead_id", leadId, "subdomain", "s" + n + "-" + tag);
         Answer site = client.send("POST", "/v1/sites", body, key);
-        long siteId;
+        String siteId;
         if (site.status() == 202) {
-            siteId = site.json().path("site_id").asLong(-1);
+            siteId = site.json().path("site_id").asText();
         } else if (site.status() == 409 && site.problem().endsWith("subdomain-taken") && site.json().has("site_id")) {
             // an earlier attempt of this very request made the site, and its answer was lost with a killed server
-            siteId = site.json().path("site_id").asLong(-1);
+            siteId = site.json().path("site_id").asText();
             acceptedEarlier.incrementAndGet();
         } else {
             refused.incrementAndGet();
@@ -174,8 +174,8 @@ final class ChaosTraffic {
                     subscribeActive(siteStates());
                 }
                 if (!toDelete.isEmpty()) {
-                    Map<Long, String> states = siteStates();
-                    for (Long id : toDelete) {
+                    Map<String, String> states = siteStates();
+                    for (String id : toDelete) {
                         String state = states.get(id);
                         if ("active".equals(state)) {
                             deleteNow(id);
@@ -197,8 +197,8 @@ final class ChaosTraffic {
     }
 
     /** Subscribes each chosen site once it is active; drops those that ended otherwise (failed, expired first, ...). */
-    private void subscribeActive(Map<Long, String> states) throws InterruptedException {
-        for (Long id : toSubscribe) {
+    private void subscribeActive(Map<String, String> states) throws InterruptedException {
+        for (String id : toSubscribe) {
             String state = states.get(id);
             if ("active".equals(state)) {
                 Answer a = client.send("POST", "/v1/sites/" + id + "/subscription", null, null);
@@ -214,7 +214,7 @@ final class ChaosTraffic {
         }
     }
 
-    private void deleteNow(long siteId) throws InterruptedException {
+    private void deleteNow(String siteId) throws InterruptedException {
         Answer a = client.send("DELETE", "/v1/sites/" + siteId, null, null);
         if (a.status() == 202) {
             acceptedDeletes.putIfAbsent(siteId, Instant.now());
@@ -224,8 +224,8 @@ final class ChaosTraffic {
     }
 
     /** Every site's state, as the API lists it. */
-    private Map<Long, String> siteStates() throws InterruptedException {
-        Map<Long, String> states = new HashMap<>();
+    private Map<String, String> siteStates() throws InterruptedException {
+        Map<String, String> states = new HashMap<>();
         String cursor = null;
         do {
             Answer page = client.send("GET", "/v1/sites?limit=100" + (cursor == null ? "" : "&cursor=" + cursor),
@@ -233,18 +233,18 @@ final class ChaosTraffic {
             if (page.status() != 200) {
                 return states;
             }
-            page.json().path("items").forEach(item -> states.put(item.path("site_id").asLong(), item.path("state").asText()));
+            page.json().path("items").forEach(item -> states.put(item.path("site_id").asText(), item.path("state").asText()));
             cursor = page.json().path("next_cursor").isTextual() ? page.json().path("next_cursor").asText() : null;
         } while (cursor != null);
         return states;
     }
 
     /** Site ids the service accepted (202, or an earlier attempt's site), with when the client learnt it. */
-    Map<Long, Instant> acceptedSites() {
+    Map<String, Instant> acceptedSites() {
         return Map.copyOf(acceptedSites);
     }
 
-    Map<Long, Instant> acceptedDeletes() {
+    Map<String, Instant> acceptedDeletes() {
         return Map.copyOf(acceptedDeletes);
     }
 

@@ -22,17 +22,17 @@ record ConvergeTimes(List<Long> createMillis, List<Long> deleteMillis, List<Samp
     record Sample(Instant accepted, long millis) {
     }
 
-    static ConvergeTimes measure(Store store, Map<Long, Instant> acceptedSites, Map<Long, Instant> acceptedDeletes) {
+    static ConvergeTimes measure(Store store, Map<String, Instant> acceptedSites, Map<String, Instant> acceptedDeletes) {
         List<Long> creates = new ArrayList<>();
         List<Long> deletes = new ArrayList<>();
         List<Sample> samples = new ArrayList<>();
         store.withConnection(c -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT s.id, s.state, s.created_at, "
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT s.public_id, s.state, s.created_at, "
                     + "s.updated_at, (SELECT MIN(e.created_at) FROM pv_event e WHERE e.site_id = s.id AND e.kind IN "
                     + "('site.active', 'site.failed', 'site.needs_attention')) AS settled_at, (SELECT MIN(e.created_at) "
                     + "FROM pv_event e WHERE e.site_id = s.id AND e.kind = 'site.deleted') AS deleted_at FROM pv_site s")) {
                 while (rs.next()) {
-                    long id = rs.getLong("id");
+                    String id = rs.getString("public_id");
                     String state = rs.getString("state");
                     Instant created = Sql.instant(rs, "created_at");
                     Instant settled = Sql.instant(rs, "settled_at");

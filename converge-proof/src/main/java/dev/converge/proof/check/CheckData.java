@@ -40,7 +40,7 @@ record CheckData(Map<Long, Site> sites, Map<Long, String> leadStatus, List<Ledge
                                 Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
                                 dev.converge.provisioning.site.Subscription.fromSql(rs.getString("subscription")),
                                 Sql.instant(rs, "trial_ends_at"), Sql.instant(rs, "subscribed_at"),
-                                rs.getString("public_id")));
+                                rs.getString("public_id"), null));
                     }
                 }
                 try (ResultSet rs = st.executeQuery("SELECT id, status FROM pv_lead")) {

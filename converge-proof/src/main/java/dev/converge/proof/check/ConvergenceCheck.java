@@ -55,17 +55,20 @@ public final class ConvergenceCheck {
         }
     }
 
-    /** @param accepted site ids the client was told were accepted (202) */
-    public CheckReport run(Set<Long> accepted) {
+    /** @param accepted public ids of the sites the client was told were accepted (202) */
+    public CheckReport run(Set<String> accepted) {
         return run(accepted, Set.of());
     }
 
     /**
-     * @param accepted site ids the client was told were accepted (202)
-     * @param deletes  site ids whose delete the client was told was accepted (202): each must end deleted
+     * @param accepted public ids of the sites the client was told were accepted (202)
+     * @param deletes  public ids of the sites whose delete the client was told was accepted (202): each must
+     *                 end deleted
      */
-    public CheckReport run(Set<Long> accepted, Set<Long> deletes) {
+    public CheckReport run(Set<String> accepted, Set<String> deletes) {
         CheckData data = CheckData.load(store);
+        Map<String, Site> byPublicId = new HashMap<>();
+        data.sites().values().forEach(s -> byPublicId.put(s.publicId(), s));
         Map<String, InventorySnapshot> inventories = new LinkedHashMap<>();
         for (String leaf : LEAF_OF_KIND.values().stream().sorted().toList()) {
             InventorySnapshot inv = truth.inventory(leaf);
@@ -76,13 +79,13 @@ public final class ConvergenceCheck {
         Set<String> databases = truth.databases();
         boolean withDatabase = resources.planned().contains(SiteResources.DATABASE);
 
-        for (long id : accepted) {
-            if (!data.sites().containsKey(id)) {
+        for (String id : accepted) {
+            if (!byPublicId.containsKey(id)) {
                 violation("lost", "site " + id + " was accepted but does not exist");
             }
         }
-        for (long id : deletes) {
-            Site site = data.sites().get(id);
+        for (String id : deletes) {
+            Site site = byPublicId.get(id);
             if (site != null && (site.state() == SiteState.ACTIVE || site.state() == SiteState.FAILED)) {
                 violation("lost", "the delete of site " + id + " was accepted but the site is " + site.state().sql());
             }

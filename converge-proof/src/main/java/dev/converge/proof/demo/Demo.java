@@ -80,12 +80,12 @@ public final class Demo {
                 GitHostDriver gitHost = new GitHostDriver(config.gitHost());
                 RivalRepository rival = new RivalRepository(gitHost);
                 DemoTraffic traffic = new DemoTraffic(client, s, progress, rival::take);
-                Set<Long> accepted = new java.util.HashSet<>(traffic.requestSites());
+                Set<String> accepted = new java.util.HashSet<>(traffic.requestSites());
                 // one conversation with the assistant, its model scripted in-process; its site is checked like the rest
-                long lead = service.leads().create(tenant.tenant().id(), "Grace", "grace@example.com").id();
+                String lead = service.leads().create(tenant.tenant().id(), "Grace", "grace@example.com").publicId();
                 var conversation = new DemoConversation("http://127.0.0.1:" + api.port(), tenant.token())
                         .run(lead, "assistant-" + Long.toString(s.seed(), 36).replace("-", "m"), progress);
-                if (conversation.siteId() > 0) {
+                if (conversation.siteId() != null) {
                     accepted.add(conversation.siteId());
                 }
                 waitUntil(service, progress, leaves, crashes, s.timeout().dividedBy(2), SiteState.PROVISIONING);
@@ -205,7 +205,7 @@ public final class Demo {
         }
     }
 
-    static long siteIdOf(JsonNode receipt) {
-        return receipt.path("site_id").asLong(-1);
+    static String siteIdOf(JsonNode receipt) {
+        return receipt.path("site_id").asText();
     }
 }

@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  */
 final class DemoConversation {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern CREATE = Pattern.compile("lead (\\d+) at ([a-z0-9-]+)");
-    private static final Pattern DELETE = Pattern.compile("delete site (\\d+)");
+    private static final Pattern CREATE = Pattern.compile("lead (lead_[0-9a-f]{32}) at ([a-z0-9-]+)");
+    private static final Pattern DELETE = Pattern.compile("delete site (site_[0-9a-f]{32})");
     private static final int SENDS = 8;
 
     /** What the demo reports of its conversation. */
@@ -36,7 +36,7 @@ final class DemoConversation {
             @JsonProperty("receipt_deadline") String receiptDeadline,
             @JsonProperty("answer_quotes_deadline") boolean answerQuotesDeadline,
             @JsonProperty("delete_refused_without_approval") boolean deleteRefused,
-            @JsonProperty("site_id") long siteId) {
+            @JsonProperty("site_id") String siteId) {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -71,18 +71,18 @@ final class DemoConversation {
             Matcher d = DELETE.matcher(said);
             if (d.find()) {
                 return ScriptedModel.toolCalls(ScriptedModel.call("call_" + messages.size(), "delete_site",
-                        Map.of("site_id", Long.parseLong(d.group(1)))));
+                        Map.of("site_id", d.group(1))));
             }
             Matcher c = CREATE.matcher(said);
             if (c.find()) {
                 return ScriptedModel.toolCalls(ScriptedModel.call("call_" + messages.size(), "create_site",
-                        Map.of("lead_id", Long.parseLong(c.group(1)), "subdomain", c.group(2))));
+                        Map.of("lead_id", c.group(1), "subdomain", c.group(2))));
             }
             return ScriptedModel.answer("How can I help with your sites?");
         };
     }
 
-    Summary run(long leadId, String subdomain, Progress progress) throws Exception {
+    Summary run(String leadId, String subdomain, Progress progress) throws Exception {
         String id = null;
         Map<String, Long> turns = new LinkedHashMap<>();
         JsonNode conv = null;
@@ -109,7 +109,7 @@ final class DemoConversation {
         List<String> answers = new ArrayList<>();
         String deadline = null;
         boolean refused = false;
-        long siteId = siteId(conv);
+        String siteId = siteId(conv);
         for (JsonNode t : conv.path("turns")) {
             for (JsonNode line : t.path("transcript")) {
                 String role = line.path("role").asText();
@@ -131,18 +131,18 @@ final class DemoConversation {
         return new Summary(id, turns, calls, answers, deadline, quotes, refused, siteId);
     }
 
-    private static long siteId(JsonNode conv) {
+    private static String siteId(JsonNode conv) {
         if (conv == null) {
-            return -1;
+            return null;
         }
         for (JsonNode t : conv.path("turns")) {
             for (JsonNode line : t.path("transcript")) {
                 if ("create_site".equals(line.path("name").asText()) && line.path("result").has("site_id")) {
-                    return line.path("result").path("site_id").asLong();
+                    return line.path("result").path("site_id").asText();
                 }
             }
         }
-        return -1;
+        return null;
     }
 
     private JsonNode awaitEnded(String id, int turn) throws Exception {

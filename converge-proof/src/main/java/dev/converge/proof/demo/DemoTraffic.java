@@ -48,8 +48,8 @@ final class DemoTraffic {
     }
 
     /** Requests every site; returns the ids the service accepted. */
-    Set<Long> requestSites() throws Exception {
-        Set<Long> accepted = ConcurrentHashMap.newKeySet();
+    Set<String> requestSites() throws Exception {
+        Set<String> accepted = ConcurrentHashMap.newKeySet();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> all = new ArrayList<>();
@@ -78,13 +78,13 @@ final class DemoTraffic {
         return accepted;
     }
 
-    private void requestOne(int n, boolean resend, Set<Long> accepted) throws InterruptedException {
+    private void requestOne(int n, boolean resend, Set<String> accepted) throws InterruptedException {
         Answer lead = client.createLead("Lead " + n, "lead" + n + "@example.com");
         if (lead.status() != 201) {
             refused.incrementAndGet();
             return;
         }
-        long leadId = lead.json().path("id").asLong();
+        String leadId = lead.json().path("id").asText();
         String key = "demo-" + settings.seed() + "-" + n;
         String subdomain = subdomain(n);
         Answer first = client.requestSite(key, leadId, subdomain);
@@ -114,7 +114,7 @@ final class DemoTraffic {
         List<Site> chosen = new ArrayList<>(active);
         java.util.Collections.shuffle(chosen, random);
         for (Site s : chosen.subList(0, Math.min(target, chosen.size()))) {
-            if (client.deleteSite(s.id()).status() == 202) {
+            if (client.deleteSite(s.publicId()).status() == 202) {
                 deleted.incrementAndGet();
             }
         }

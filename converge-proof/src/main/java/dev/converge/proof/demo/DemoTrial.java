@@ -41,7 +41,7 @@ final class DemoTrial {
         Collections.shuffle(active, random);
         int target = active.isEmpty() ? 0 : Math.max(1, (int) Math.round(active.size() * SUBSCRIBED));
         for (Site s : active.subList(0, target)) {
-            Answer a = service.subscribe(s.id());
+            Answer a = service.subscribe(s.publicId());
             if (a.status() == 200) {
                 subscribed++;
             }
@@ -62,13 +62,13 @@ final class DemoTrial {
             progress.say("no failed site to retry by hand");
             return -1;
         }
-        Answer a = approver.retrySite(failed.id(), "the other customer gave the name " + subdomain + " up");
+        Answer a = approver.retrySite(failed.publicId(), "the other customer gave the name " + subdomain + " up");
         progress.say("retried failed site %d (%s) by hand: %s", failed.id(), subdomain, a.json().path("detail").asText());
         long end = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < end) {
             SiteState st = p.sites().get(tenantId, failed.id()).map(Site::state).orElse(SiteState.FAILED);
             if (st == SiteState.ACTIVE) {
-                if (service.subscribe(failed.id()).status() == 200) {
+                if (service.subscribe(failed.publicId()).status() == 200) {
                     subscribed++;
                 }
                 retried = failed.id();

@@ -25,25 +25,25 @@ public final class SiteClient {
     }
 
     /** Requests a site with this key, retrying timeouts and 5xx with the same key. */
-    public Answer requestSite(String key, long leadId, String subdomain) throws InterruptedException {
+    public Answer requestSite(String key, String leadId, String subdomain) throws InterruptedException {
         return send("POST", "/v1/sites", Map.of("lead_id", leadId, "subdomain", subdomain), key);
     }
 
-    public Answer getSite(long id) throws InterruptedException {
+    public Answer getSite(String id) throws InterruptedException {
         return send("GET", "/v1/sites/" + id, null, null);
     }
 
     /** Subscribes the site (safe to repeat: the answer is the same). */
-    public Answer subscribe(long id) throws InterruptedException {
+    public Answer subscribe(String id) throws InterruptedException {
         return send("POST", "/v1/sites/" + id + "/subscription", null, null);
     }
 
     /** A person's retry of the site (this client's token must be an approver's). */
-    public Answer retrySite(long id, String reason) throws InterruptedException {
+    public Answer retrySite(String id, String reason) throws InterruptedException {
         return send("POST", "/v1/sites/" + id + "/retries", Map.of("reason", reason), null);
     }
 
-    public Answer deleteSite(long id) throws InterruptedException {
+    public Answer deleteSite(String id) throws InterruptedException {
         return send("DELETE", "/v1/sites/" + id, null, null);
     }
 

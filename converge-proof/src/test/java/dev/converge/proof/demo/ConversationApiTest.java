@@ -75,7 +75,7 @@ class ConversationApiTest {
     @Test
     void createSiteAskedTwiceConvergesOnOneSiteAndTheAnswerQuotesTheReceiptsDeadline() {
         String sub = ApiHarness.subdomain("chat");
-        long[] lead = new long[1];
+        String[] lead = new String[1];
         start(ScriptedModel.start(), 8);
         Tenants.Created tenant = api.tenant();
         String agent = api.token(tenant, Scope.AGENT);
@@ -119,8 +119,9 @@ class ConversationApiTest {
         assertThat(first.get("arguments").get("subdomain").asText()).isEqualTo(sub);
         assertThat(first.get("result").get("outcome").asText()).isEqualTo("created");
         assertThat(second.get("result").get("outcome").asText()).isEqualTo("already_requested");
-        assertThat(first.get("result").get("site_id").asLong()).isEqualTo(siteId);
-        assertThat(second.get("result").get("site_id").asLong()).isEqualTo(siteId);
+        String publicId = api.service().sites().get(tenant.tenant().id(), siteId).orElseThrow().publicId();
+        assertThat(first.get("result").get("site_id").asText()).isEqualTo(publicId);
+        assertThat(second.get("result").get("site_id").asText()).isEqualTo(publicId);
         assertThat(first.get("result").get("subscription_deadline").asText()).isEqualTo(deadline);
 
         // the answer quotes the receipt's deadline, and the instructions carried the configured window
@@ -144,10 +145,10 @@ class ConversationApiTest {
     void deleteSiteWithoutApprovalIsRefusedAndTheModelIsToldToAskAPerson() {
         start(ScriptedModel.start(), 8);
         Tenants.Created tenant = api.tenant();
-        long lead = api.lead(tenant.token());
+        String lead = api.lead(tenant.token());
         ApiClient.Reply site = api.client.postSite(tenant.token(), "chat-delete",
                 ApiHarness.siteBody(lead, ApiHarness.subdomain("chatdel")));
-        long siteId = site.json().get("site_id").asLong();
+        String siteId = site.json().get("site_id").asText();
         String[] fedBack = new String[1];
         model.then(req -> toolCalls(call("call_del", "delete_site", Map.of("site_id", siteId))),
                 req -> {
@@ -166,7 +167,7 @@ class ConversationApiTest {
         assertThat(refused.get("result").get("error").asText()).isEqualTo("approval_required");
         assertThat(refused.get("result").get("what_to_do").asText()).contains("Ask a person");
         assertThat(fedBack[0]).contains("A person must approve this deletion").contains("Ask a person");
-        assertThat(api.service().sites().get(tenant.tenant().id(), siteId).orElseThrow().state().sql())
+        assertThat(api.service().sites().get(tenant.tenant().id(), api.siteDbId(siteId)).orElseThrow().state().sql())
                 .isIn("provisioning", "active");
     }
 

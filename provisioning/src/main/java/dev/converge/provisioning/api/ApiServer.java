@@ -61,7 +61,8 @@ public final class ApiServer implements AutoCloseable {
                 .description("Bearer tokens looked up in the database (cache misses): what unknown tokens cost")
                 .register(service.meters());
         OpsRoutes ops = new OpsRoutes(service.store(), service.meters(), service.engine().recurring(), parts);
-        OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(), parts);
+        OrphanRoutes orphans = new OrphanRoutes(() -> service.resources().all(), service.engine().ledger(),
+                service.sites()::publicIdOf, parts);
 
         Javalin app = Javalin.create(cfg -> {
             server(cfg, options);
@@ -76,7 +77,7 @@ public final class ApiServer implements AutoCloseable {
             new ConversationRoutes(service.conversations(), parts).register(cfg.routes);
             orphans.register(cfg.routes);
             ops.register(cfg.routes);
-            new HandRoutes(service.hand(), parts).register(cfg.routes);
+            new HandRoutes(service.hand(), service.sites(), parts).register(cfg.routes);
             for (ApiExtension extension : mounted) {
                 extension.configure(cfg, context);
             }

@@ -2,6 +2,7 @@ package dev.converge.provisioning.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.converge.provisioning.validation.PublicId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -54,6 +55,26 @@ final class BodyFields {
             return 0;
         }
         return v.longValue();
+    }
+
+    /**
+     * A required reference to a site or lead: its public id, or (from a client that got it from a
+     * node of the previous release) the database id as a JSON integer.
+     */
+    PublicId.Ref requiredRef(String field, PublicId kind) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            errors.add(new ApiProblem.FieldError(field, "is required"));
+            return null;
+        }
+        if (v.isTextual() && kind.matches(v.textValue())) {
+            return new PublicId.Ref(v.textValue(), 0);
+        }
+        if (v.isIntegralNumber() && v.canConvertToLong() && v.longValue() > 0) {
+            return new PublicId.Ref(null, v.longValue());
+        }
+        errors.add(new ApiProblem.FieldError(field, kind.expected()));
+        return null;
     }
 
     private boolean hasError(String field) {

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.flow.ManualAction;
 import dev.converge.provisioning.access.Credential;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.provisioning.hand.OperatorActions;
 import dev.converge.provisioning.hand.OperatorActions.Outcome;
+import dev.converge.provisioning.hand.OperatorActions;
+import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;
@@ -32,10 +34,12 @@ final class HandRoutes {
     static final String SITE_RETRIES = "/v1/sites/{id}/retries";
 
     private final OperatorActions hand;
+    private final Sites sites;
     private final ApiParts parts;
 
-    HandRoutes(OperatorActions hand, ApiParts parts) {
+    HandRoutes(OperatorActions hand, Sites sites, ApiParts parts) {
         this.hand = hand;
+        this.sites = sites;
         this.parts = parts;
     }
 
@@ -61,15 +65,26 @@ final class HandRoutes {
         })));
         routes.get(ACTIONS, authz.operator(this::actions));
         routes.post(SITE_RETRIES, authz.allow(EnumSet.of(Scope.APPROVER), ctx -> act(ctx, "site",
-                body -> () -> hand.retrySite(actor(ctx), Authz.tenant(ctx).id(), PathIds.id(ctx), reason(body)))));
+                body -> () -> hand.retrySite(actor(ctx), Authz.tenant(ctx).id(), site(ctx), reason(body)))));
     }
 
     private interface Action {
         Supplier<Outcome> read(ObjectNode body);
     }
 
+    /** The database id of the tenant's site the path names; 404 when it has none by that public id. */
+    private long site(Context ctx) {
+        PublicId.Ref ref = PathIds.ref(ctx, PublicId.SITE);
+        return sites.idOf(Authz.tenant(ctx).id(), ref).orElseThrow(() -> PathIds.notFound("site", ref.text()));
+    }
+
     private void act(Context ctx, String what, Action action) {
-        long id = PathIds.id(ctx);
+        String id = ctx.pathParam("id");
+        if (what.equals("site")) {
+            PathIds.ref(ctx, PublicId.SITE);
+        } else {
+            PathIds.id(ctx); // a job, flow, entry or token: the engine's own ids
+        }
         ObjectNode body = parts.body().read(ctx);
         Supplier<Outcome> run = action.read(body);
         Outcome o;
@@ -89,7 +104,8 @@ final class HandRoutes {
 
     private void actions(Context ctx) {
         String site = ctx.queryParam("site_id");
-        var list = site == null ? hand.recent(100) : hand.forSite(parseSite(site));
+        var list = site == null ? hand.recent(100) : hand.forSite(PublicId.SITE.parse(site).orElseThrow(() ->
+                ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "site_id", PublicId.SITE.expected())));
         parts.json(200, Map.of("items", list.stream().map(a -> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", a.id());
@@ -103,18 +119,6 @@ final class HandRoutes {
             m.put("at", a.at().toString());
             return m;
         }).toList()), Map.of()).send(ctx);
-    }
-
-    private static long parseSite(String raw) {
-        try {
-            long id = Long.parseLong(raw);
-            if (id > 0) {
-                return id;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "site_id", "must be a positive integer");
     }
 
     /** Who acted, as the history shows it: the scope and id of the token (never its secret). */

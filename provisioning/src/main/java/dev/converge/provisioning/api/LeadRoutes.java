@@ -7,6 +7,7 @@ import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.lead.Lead;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.limits.Limits;
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;
@@ -36,13 +37,13 @@ final class LeadRoutes {
     }
 
     /** A lead as the API shows it. */
-    record LeadBody(@JsonProperty("id") long id, @JsonProperty("name") String name, @JsonProperty("email") String email,
+    record LeadBody(@JsonProperty("id") String id, @JsonProperty("name") String name, @JsonProperty("email") String email,
             @JsonProperty("status") String status, @JsonProperty("created_at") String createdAt,
             @JsonProperty("updated_at") String updatedAt, @JsonProperty("links") Map<String, String> links) {
 
         static LeadBody of(Lead l) {
-            return new LeadBody(l.id(), l.name(), l.email(), l.status().sql(), l.createdAt().toString(),
-                    l.updatedAt().toString(), Map.of("self", COLLECTION + "/" + l.id()));
+            return new LeadBody(l.publicId(), l.name(), l.email(), l.status().sql(), l.createdAt().toString(),
+                    l.updatedAt().toString(), Map.of("self", COLLECTION + "/" + l.publicId()));
         }
     }
 
@@ -57,14 +58,15 @@ final class LeadRoutes {
             f.check();
             parts.limits().requireQuota(tenant.id(), Limits.Quota.LEADS);
             Lead lead = leads.create(tenant.id(), name, email);
-            return parts.json(201, LeadBody.of(lead), Map.of("Location", COLLECTION + "/" + lead.id()));
+            return parts.json(201, LeadBody.of(lead), Map.of("Location", COLLECTION + "/" + lead.publicId()));
         }).send(ctx);
     }
 
     private void get(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
-        Lead lead = leads.get(tenant.id(), id).orElseThrow(() -> PathIds.notFound("lead", id));
+        PublicId.Ref ref = PathIds.ref(ctx, PublicId.LEAD);
+        Lead lead = leads.idOf(tenant.id(), ref).flatMap(id -> leads.get(tenant.id(), id))
+                .orElseThrow(() -> PathIds.notFound("lead", ref.text()));
         parts.json(200, LeadBody.of(lead), Map.of()).send(ctx);
     }
 }

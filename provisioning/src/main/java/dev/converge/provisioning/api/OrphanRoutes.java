@@ -11,6 +11,8 @@ import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +31,14 @@ final class OrphanRoutes {
     private final Ledger ledger;
     private final ApiParts parts;
 
-    OrphanRoutes(Supplier<List<ResourceType>> types, Ledger ledger, ApiParts parts) {
+    private final LongFunction<Optional<String>> publicIdOf;
+
+    /** @param publicIdOf the public id of the site with this database id, of any tenant */
+    OrphanRoutes(Supplier<List<ResourceType>> types, Ledger ledger, LongFunction<Optional<String>> publicIdOf,
+            ApiParts parts) {
         this.types = types;
         this.ledger = ledger;
+        this.publicIdOf = publicIdOf;
         this.parts = parts;
     }
 
@@ -40,7 +47,7 @@ final class OrphanRoutes {
     }
 
     record Orphan(@JsonProperty("kind") String kind, @JsonProperty("leaf_id") String leafId,
-            @JsonProperty("natural_key") String naturalKey, @JsonProperty("site_id") long siteId) {
+            @JsonProperty("natural_key") String naturalKey, @JsonProperty("site_id") String siteId) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -87,7 +94,7 @@ final class OrphanRoutes {
             for (LeafResource r : found) {
                 long siteId = siteOf(r.tag());
                 if (siteId > 0) {
-                    items.add(new Orphan(type.kind(), r.leafId(), r.naturalKey(), siteId));
+                    items.add(new Orphan(type.kind(), r.leafId(), r.naturalKey(), publicIdOf.apply(siteId).orElse(null)));
                     mine++;
                 }
             }

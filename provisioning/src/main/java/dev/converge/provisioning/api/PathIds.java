@@ -1,5 +1,6 @@
 package dev.converge.provisioning.api;
 
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.http.Context;
 
 /** The {@code {id}} of a path, and the 404 for an id the tenant does not have (whoever else might). */
@@ -18,6 +19,15 @@ final class PathIds {
             // answered below
         }
         throw ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "id", "must be a positive integer");
+    }
+
+    /**
+     * The {@code {id}} of a path naming a site, lead or conversation: its public id, or the database
+     * id a node of the previous release gave out. Anything else is a 400 naming {@code id}.
+     */
+    static PublicId.Ref ref(Context ctx, PublicId kind) {
+        return kind.parse(ctx.pathParam("id"))
+                .orElseThrow(() -> ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "id", kind.expected()));
     }
 
     /** Another tenant's resource gets exactly this answer too: a 403 would confirm that it exists. */

@@ -7,6 +7,8 @@ import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;
@@ -57,37 +59,47 @@ final class SiteRoutes {
 
     private ApiResponse request(Tenant tenant, ObjectNode body) {
         BodyFields f = new BodyFields(body, FIELDS);
-        long leadId = f.requiredId("lead_id");
+        PublicId.Ref lead = f.requiredRef("lead_id", PublicId.LEAD);
         String subdomain = f.requiredText("subdomain");
         String template = f.optionalText("template");
         String plan = f.optionalText("plan");
         f.check();
+        long leadId = sites.leadIdOf(tenant.id(), lead)
+                .orElseThrow(() -> new InvalidField("lead_id", "does not name a lead of this tenant"));
         parts.limits().requireQuota(tenant.id(), Limits.Quota.SITES);
         Sites.RequestOutcome outcome = sites.request(tenant.id(), new SiteRequest(leadId, subdomain, template, plan));
         if (outcome instanceof Sites.Created created) {
-            return parts.json(202, created.receipt(), Map.of("Location", COLLECTION + "/" + created.site().id()));
+            return parts.json(202, created.receipt(), Map.of("Location", COLLECTION + "/" + created.site().publicId()));
         }
         Sites.SubdomainTaken taken = (Sites.SubdomainTaken) outcome;
         ApiProblem p = new ApiProblem(ProblemType.SUBDOMAIN_TAKEN, taken.sameLead().isPresent()
                 ? "This lead already has a site on " + subdomain + ": follow its link instead of requesting it again."
                 : "Another site uses " + subdomain + ". Choose another subdomain.")
                 .with("field", "subdomain").with("subdomain", subdomain);
-        taken.sameLead().ifPresent(site -> p.with("site_id", site.id())
-                .with("links", Map.of("site", COLLECTION + "/" + site.id())));
+        taken.sameLead().ifPresent(site -> p.with("site_id", site.publicId())
+                .with("links", Map.of("site", COLLECTION + "/" + site.publicId())));
         throw p;
+    }
+
+    /** The database id of the site the path names; 404 when the tenant has none by that public id. */
+    private long site(Context ctx, Tenant tenant) {
+        PublicId.Ref ref = PathIds.ref(ctx, PublicId.SITE);
+        return sites.idOf(tenant.id(), ref).orElseThrow(() -> PathIds.notFound("site", ref.text()));
     }
 
     private void get(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
-        var view = sites.view(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", id));
+        long id = site(ctx, tenant);
+        var view = sites.view(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", ctx.pathParam("id")));
         parts.json(200, view, Map.of()).send(ctx);
     }
 
     private void list(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
         SitePage.Query q = SitePage.Query.of(ctx);
-        List<Site> rows = sites.list(tenant.id(), q.state(), q.after(), q.limit() + 1);
+        long after = q.after() == null ? 0 : sites.idOf(tenant.id(), q.after()).orElseThrow(() ->
+                ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "cursor", "is not a cursor this API returned"));
+        List<Site> rows = sites.list(tenant.id(), q.state(), after, q.limit() + 1);
         parts.json(200, SitePage.of(rows, q.limit(), sites), Map.of()).send(ctx);
     }
 
@@ -98,8 +110,9 @@ final class SiteRoutes {
      */
     private void subscribe(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
-        Sites.SubscribeOutcome outcome = sites.subscribe(tenant.id(), id).orElseThrow(() -> PathIds.notFound("site", id));
+        long id = site(ctx, tenant);
+        Sites.SubscribeOutcome outcome = sites.subscribe(tenant.id(), id)
+                .orElseThrow(() -> PathIds.notFound("site", ctx.pathParam("id")));
         if (outcome instanceof Sites.Subscribed subscribed) {
             parts.json(200, sites.view(subscribed.site()), Map.of()).send(ctx);
             return;
@@ -110,14 +123,14 @@ final class SiteRoutes {
                     + " and the site was taken down. Request a new site to start again.";
             default -> "The site is " + site.state().sql() + ": only a site in provisioning or active can be subscribed.";
         };
-        throw new ApiProblem(ProblemType.NOT_SUBSCRIBABLE, why).with("site_id", site.id())
+        throw new ApiProblem(ProblemType.NOT_SUBSCRIBABLE, why).with("site_id", site.publicId())
                 .with("state", site.state().sql()).with("subscription", site.subscription().sql());
     }
 
     /** Starts the teardown; repeating it is harmless and answers the same way. */
     private void delete(Context ctx) {
         Tenant tenant = Authz.tenant(ctx);
-        long id = PathIds.id(ctx);
+        long id = site(ctx, tenant);
         Optional<Site> site = Optional.empty();
         for (int attempt = 1; ; attempt++) {
             try {
@@ -131,9 +144,9 @@ final class SiteRoutes {
                 }
             }
         }
-        Site deleted = site.orElseThrow(() -> PathIds.notFound("site", id));
+        Site deleted = site.orElseThrow(() -> PathIds.notFound("site", ctx.pathParam("id")));
         Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("Location", COLLECTION + "/" + deleted.id());
+        headers.put("Location", COLLECTION + "/" + deleted.publicId());
         parts.json(202, sites.view(deleted), headers).send(ctx);
     }
 }

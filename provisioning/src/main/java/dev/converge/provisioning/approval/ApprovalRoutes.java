@@ -7,6 +7,7 @@ import dev.converge.provisioning.api.ApiContext;
 import dev.converge.provisioning.api.ApiExtension;
 import dev.converge.provisioning.api.ProblemType;
 import dev.converge.provisioning.limits.Limits;
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -39,9 +40,9 @@ public final class ApprovalRoutes implements ApiExtension {
         Approvals approvals = new Approvals(context.service().store(), ttl);
         ApprovalDesk desk = new ApprovalDesk(context.service(), approvals);
         config.routes.post("/v1/sites/{id}/delete-approvals", ctx -> answer(ctx, context, tenant -> {
-            long siteId = siteId(ctx);
+            long siteId = siteId(ctx, context, tenant);
             if (siteId < 0) {
-                return invalidId();
+                return siteId == NOT_FOUND ? notFound(ctx) : invalidId();
             }
             Duration asked = ttl(ctx, context);
             if (asked == null) {
@@ -60,10 +61,14 @@ public final class ApprovalRoutes implements ApiExtension {
             return render(d.approveDelete(tenant.id(), siteId));
         }));
         config.routes.post("/v1/sites/{id}/welcome-resends", ctx -> answer(ctx, context, tenant -> {
-            long siteId = siteId(ctx);
-            return siteId < 0 ? invalidId() : render(desk.permitWelcome(tenant.id(), siteId));
+            long siteId = siteId(ctx, context, tenant);
+            return siteId < 0 ? (siteId == NOT_FOUND ? notFound(ctx) : invalidId())
+                    : render(desk.permitWelcome(tenant.id(), siteId));
         }));
     }
+
+    private static final long MALFORMED = -1;
+    private static final long NOT_FOUND = -2;
 
     private record Reply(int status, Map<String, Object> body) {
     }
@@ -99,39 +104,40 @@ public final class ApprovalRoutes implements ApiExtension {
         }
     }
 
-    private static long siteId(Context ctx) {
-        try {
-            long id = Long.parseLong(ctx.pathParam("id"));
-            return id > 0 ? id : -1;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+    /** The database id of the site the path names; {@link #MALFORMED} or {@link #NOT_FOUND} if none. */
+    private static long siteId(Context ctx, ApiContext context, Tenant tenant) {
+        return PublicId.SITE.parse(ctx.pathParam("id"))
+                .map(ref -> context.service().sites().idOf(tenant.id(), ref).orElse(NOT_FOUND)).orElse(MALFORMED);
     }
 
     private static Reply invalidId() {
-        Reply r = problem(ProblemType.INVALID_PARAMETER, "id must be a positive integer");
+        Reply r = problem(ProblemType.INVALID_PARAMETER, "id " + PublicId.SITE.expected());
         r.body().put("field", "id");
         return r;
+    }
+
+    private static Reply notFound(Context ctx) {
+        return problem(ProblemType.NOT_FOUND, "This tenant has no site " + ctx.pathParam("id") + ".");
     }
 
     private static Reply render(ApprovalDesk.Outcome outcome) {
         if (outcome instanceof ApprovalDesk.DeleteApproved d) {
             Map<String, Object> b = new LinkedHashMap<>();
             b.put("approval_token", d.approval().token());
-            b.put("site_id", d.site().id());
+            b.put("site_id", d.site().publicId());
             b.put("action", d.approval().action().sql());
             b.put("expires_at", d.approval().expiresAt().toString());
             b.put("single_use", true);
-            b.put("what_to_do", "Give this token to the agent that asked to delete site " + d.site().id()
+            b.put("what_to_do", "Give this token to the agent that asked to delete site " + d.site().publicId()
                     + " (its delete_site tool takes it as approval_token). It works once, until "
                     + d.approval().expiresAt() + ", and is shown only now.");
             return new Reply(201, b);
         }
         if (outcome instanceof ApprovalDesk.WelcomePermitted w) {
             Map<String, Object> b = new LinkedHashMap<>();
-            b.put("site_id", w.site().id());
+            b.put("site_id", w.site().publicId());
             b.put("permitted", "one more welcome email");
-            b.put("what_to_do", "The agent may now call send_welcome_email for site " + w.site().id()
+            b.put("what_to_do", "The agent may now call send_welcome_email for site " + w.site().publicId()
                     + "; this permission sends at most one email.");
             return new Reply(201, b);
         }

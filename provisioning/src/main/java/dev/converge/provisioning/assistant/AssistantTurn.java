@@ -264,7 +264,7 @@ public final class AssistantTurn {
                 specs.add(ToolSpecification.builder().name(s.name()).description(s.tool().description())
                         .parameters(schema(s.args().schema())).build());
             }
-            t = new Tools(byName, specs, new ToolRunner(new Approvals(service.store())));
+            t = new Tools(byName, specs, new ToolRunner(new Approvals(service.store()), service.sites()::idOf));
             tools = t;
         }
         return t;

@@ -12,11 +12,12 @@ import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.validation.PublicId;
 import dev.converge.queue.JobRow;
+import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
 import dev.converge.store.internal.Sql;
-import dev.converge.store.Store;
 import dev.converge.token.Token;
 import java.time.Instant;
 import java.util.List;
@@ -36,12 +37,12 @@ public final class OperatorActions {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern SITE_SUBJECT = Pattern.compile("^site-(\\d{1,18})(/.*)?$");
 
-    /** What came of one request: whether it changed anything, and what the person is told. */
-    public record Outcome(boolean applied, String detail, Long siteId) {
+    /** What came of one request: whether it changed anything, and what the person is told; the site's public id. */
+    public record Outcome(boolean applied, String detail, String siteId) {
     }
 
-    /** One recorded action. */
-    public record Action(long id, Long tenantId, Long siteId, String actor, String action, String target, String reason,
+    /** One recorded action; {@code siteId} is the site's public id. */
+    public record Action(long id, Long tenantId, String siteId, String actor, String action, String target, String reason,
             boolean applied, String outcome, Instant at) {
     }
 
@@ -52,6 +53,7 @@ public final class OperatorActions {
     private final Events events;
     private final Sql insert;
     private final Sql forSite;
+    private final Sql forPublicSite;
     private final Sql recent;
 
     public OperatorActions(Store store, Converge engine, Sites sites, Events events) {
@@ -63,9 +65,12 @@ public final class OperatorActions {
         insert = Sql.of(Dialect.of(store), "INSERT INTO pv_operator_action (tenant_id, site_id, actor, action, target, reason, "
                 + "applied, outcome, created_at) VALUES (:tenant_id, :site_id, :actor, :action, :target, :reason, :applied, "
                 + ":outcome, {now})");
-        String cols = "SELECT id, tenant_id, site_id, actor, action, target, reason, applied, outcome, created_at "
+        String cols = "SELECT id, tenant_id, site_id, actor, action, target, reason, applied, outcome, created_at, "
+                + "(SELECT s.public_id FROM pv_site s WHERE s.id = pv_operator_action.site_id) AS site_public_id "
                 + "FROM pv_operator_action ";
         forSite = Sql.of(Dialect.of(store), cols + "WHERE site_id = :site_id ORDER BY id");
+        forPublicSite = Sql.of(Dialect.of(store), cols + "WHERE site_id = (SELECT s.id FROM pv_site s "
+                + "WHERE s.public_id = :public_id) ORDER BY id");
         recent = Sql.of(Dialect.of(store), cols + "ORDER BY id DESC LIMIT :limit");
     }
 
@@ -179,6 +184,12 @@ public final class OperatorActions {
         return store.withConnection(c -> forSite.query(c, Params.of().bigint("site_id", siteId), OperatorActions::action));
     }
 
+    /** The actions on the site a reference names (of any tenant: operators see every site). */
+    public List<Action> forSite(PublicId.Ref site) {
+        return !site.isPublic() ? forSite(site.legacyId()) : store.withConnection(c -> forPublicSite.query(c,
+                Params.of().text("public_id", site.publicId()), OperatorActions::action));
+    }
+
     public List<Action> recent(int limit) {
         return store.withConnection(c -> recent.query(c, Params.of().integer("limit", limit), OperatorActions::action));
     }
@@ -195,7 +206,7 @@ public final class OperatorActions {
             }
             return null;
         });
-        return new Outcome(applied, detail, site == null ? null : site.id());
+        return new Outcome(applied, detail, site == null ? null : site.publicId());
     }
 
     private Optional<Site> siteOfSubject(String subject) {
@@ -217,7 +228,7 @@ public final class OperatorActions {
     }
 
     private static Action action(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new Action(rs.getLong("id"), Sql.nullableLong(rs, "tenant_id"), Sql.nullableLong(rs, "site_id"),
+        return new Action(rs.getLong("id"), Sql.nullableLong(rs, "tenant_id"), rs.getString("site_public_id"),
                 rs.getString("actor"), rs.getString("action"), rs.getString("target"), rs.getString("reason"),
                 rs.getBoolean("applied"), rs.getString("outcome"), Sql.instant(rs, "created_at"));
     }

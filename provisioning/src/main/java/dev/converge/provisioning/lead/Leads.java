@@ -1,6 +1,7 @@
 package dev.converge.provisioning.lead;
 
 import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.internal.Params;
@@ -20,6 +21,7 @@ public final class Leads {
     private final Sql insert;
     private final Sql get;
     private final Sql setStatus;
+    private final Sql byPublicId;
 
     public Leads(Store store) {
         this.store = store;
@@ -27,6 +29,7 @@ public final class Leads {
                 + "VALUES (:tenant_id, :name, :email, 'lead', {now}, {now})");
         get = Sql.of(Dialect.of(store), "SELECT id, tenant_id, name, email, status, created_at, updated_at, public_id FROM pv_lead "
                 + "WHERE id = :id AND tenant_id = :tenant_id");
+        byPublicId = Sql.of(Dialect.of(store), "SELECT id FROM pv_lead WHERE public_id = :public_id AND tenant_id = :tenant_id");
         setStatus = Sql.of(Dialect.of(store), "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
     }
 
@@ -57,6 +60,18 @@ public final class Leads {
 
     public Optional<Lead> get(Connection c, long tenantId, long id) throws SQLException {
         return Optional.ofNullable(get.queryOne(c, Params.of().bigint("id", id).bigint("tenant_id", tenantId), Leads::row));
+    }
+
+    /**
+     * The database id of the tenant's lead a reference names: a public id is looked up; a previous
+     * release's database id is taken as it is (every read after this is scoped by tenant anyway).
+     */
+    public Optional<Long> idOf(long tenantId, PublicId.Ref ref) {
+        if (!ref.isPublic()) {
+            return Optional.of(ref.legacyId());
+        }
+        return store.withConnection(c -> Optional.ofNullable(byPublicId.queryOne(c, Params.of()
+                .text("public_id", ref.publicId()).bigint("tenant_id", tenantId), rs -> rs.getLong(1))));
     }
 
     public void setStatus(Connection c, long id, LeadStatus status) throws SQLException {

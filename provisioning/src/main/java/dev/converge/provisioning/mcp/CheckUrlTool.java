@@ -68,8 +68,8 @@ final class CheckUrlTool {
         }
         Optional<Site> own = service.sites().get(tenantId, holder.get());
         if (own.isPresent()) {
-            out.put("your_site_id", own.get().id());
-            out.put("detail", "Taken by your site " + own.get().id() + " (lead " + own.get().leadId() + ", "
+            out.put("your_site_id", own.get().publicId());
+            out.put("detail", "Taken by your site " + own.get().publicId() + " (lead " + own.get().leadPublicId() + ", "
                     + own.get().state().sql() + ").");
         } else {
             out.put("detail", "Taken by another site. Choose another subdomain.");

@@ -7,6 +7,8 @@ import dev.converge.provisioning.site.Receipt;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.Sites;
+import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +35,8 @@ final class CreateSiteTool {
                         + "returns the same site; a subdomain taken by another site is refused.",
                 RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, true,
                 new ToolArgs(List.of(
-                        ToolArg.integer("lead_id", "The id of the tenant's lead the site is for.").required(),
+                        ToolArg.id("lead_id", PublicId.LEAD, "The id of the tenant's lead the site is for (lead_ and "
+                                + "32 hex digits).").required(),
                         ToolArg.string("subdomain", "3-40 lower-case letters, digits and single hyphens, e.g. ada-shop.")
                                 .required().range(3, 40).pattern("[a-z0-9][a-z0-9-]{1,38}[a-z0-9]"),
                         ToolArg.string("template", "Site template (default starter).").range(1, 40),
@@ -42,7 +45,10 @@ final class CreateSiteTool {
     }
 
     private ToolResult handle(SiteTool.Call call) {
-        SiteRequest req = new SiteRequest(call.args().integer("lead_id"), call.args().string("subdomain"),
+        PublicId.Ref lead = call.args().ref("lead_id");
+        long leadId = service.sites().leadIdOf(call.tenant().id(), lead).orElseThrow(() ->
+                new InvalidField("lead_id", "does not name a lead of this tenant"));
+        SiteRequest req = new SiteRequest(leadId, call.args().string("subdomain"),
                 call.args().string("template"), call.args().string("plan"));
         service.limits().wouldExceed(call.tenant().id(), Limits.Quota.SITES).ifPresent(e -> {
             throw new ToolRefusal("quota_exceeded", "Your organisation holds its limit of " + e.limit() + " sites, so no "
@@ -70,7 +76,7 @@ final class CreateSiteTool {
         out.put("outcome", outcome);
         out.put("note", note);
         out.putAll(ToolResult.map(receipt));
-        out.put("agent_next_steps", List.of("Call get_site_status with site_id " + site.id()
+        out.put("agent_next_steps", List.of("Call get_site_status with site_id " + site.publicId()
                 + " to follow it; it is live when its state is active."));
         return ToolResult.ok(out);
     }

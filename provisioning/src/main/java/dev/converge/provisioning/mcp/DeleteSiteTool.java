@@ -24,14 +24,14 @@ final class DeleteSiteTool {
                         + "site. You cannot make one yourself; without it the tool refuses and says whom to ask.",
                 RepetitionSafety.UNSAFE, true,
                 new ToolArgs(List.of(
-                        ToolArg.integer(SiteTool.SITE_ID, "The site's id.").required(),
+                        SiteTool.siteIdArg(),
                         ToolArg.string(SiteTool.APPROVAL_TOKEN, "The one-time approval a person gave you for deleting "
                                 + "this site.").range(1, 200))),
                 new SiteTool.ApprovalGate(ApprovalAction.DELETE_SITE, HowToApprove::deleteSite),
                 call -> {
-                    long id = call.args().integer(SiteTool.SITE_ID);
-                    Site before = service.sites().get(call.tenant().id(), id).orElseThrow(() -> SiteStatusTool.notFound(id));
-                    Site site = service.sites().delete(call.tenant().id(), id).orElseThrow(() -> SiteStatusTool.notFound(id));
+                    Site before = SiteStatusTool.site(service, call);
+                    Site site = service.sites().delete(call.tenant().id(), before.id())
+                            .orElseThrow(() -> SiteStatusTool.notFound(call.args().ref(SiteTool.SITE_ID)));
                     boolean already = before.state() == SiteState.DELETING || before.state() == SiteState.DELETED;
                     return CreateSiteTool.receipt(already ? "already_deleting" : "deletion_started", site,
                             service.sites().receipt(site), (already ? "The site was already being deleted; " : "Deletion "

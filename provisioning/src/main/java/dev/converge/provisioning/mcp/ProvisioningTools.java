@@ -41,7 +41,7 @@ public final class ProvisioningTools {
                 SiteStatusTool.declaration(service),
                 WelcomeEmailTool.declaration(service),
                 DeleteSiteTool.declaration(service));
-        this.runner = new ToolRunner(new Approvals(service.store()));
+        this.runner = new ToolRunner(new Approvals(service.store()), service.sites()::idOf);
     }
 
     public List<SiteTool> tools() {

@@ -3,9 +3,10 @@ package dev.converge.provisioning.mcp;
 import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.ApprovalAction;
+import dev.converge.provisioning.validation.PublicId;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.Objects;
-import java.util.function.LongFunction;
+import java.util.function.Function;
 
 /**
  * One tool offered to agents, declaring what happens if it runs twice (R14). The declaration
@@ -31,7 +32,7 @@ public record SiteTool(String name, String title, String description, Repetition
     }
 
     /** The approval a person must mint before the tool may run, and the words telling how. */
-    public record ApprovalGate(ApprovalAction action, LongFunction<String> howToApprove) {
+    public record ApprovalGate(ApprovalAction action, Function<String, String> howToApprove) {
     }
 
     public SiteTool {
@@ -47,6 +48,12 @@ public record SiteTool(String name, String title, String description, Repetition
             throw new IllegalArgumentException("tool " + name + " needs " + SITE_ID + " and " + APPROVAL_TOKEN
                     + " arguments for its approval gate");
         }
+    }
+
+    /** The required {@code site_id} argument of a tool that acts on one site. */
+    static ToolArg siteIdArg() {
+        return ToolArg.id(SITE_ID, PublicId.SITE, "The site's id (site_ and 32 hex digits), as create_site's receipt "
+                + "gives it.").required();
     }
 
     public McpSchema.Tool tool() {

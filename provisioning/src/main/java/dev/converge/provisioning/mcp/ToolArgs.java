@@ -1,6 +1,7 @@
 package dev.converge.provisioning.mcp;
 
 import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,7 +61,11 @@ public final class ToolArgs {
                 }
                 continue;
             }
-            out.put(a.name(), a.type() == ToolArg.Type.STRING ? string(a, v) : integer(a, v));
+            out.put(a.name(), switch (a.type()) {
+                case STRING -> string(a, v);
+                case INTEGER -> integer(a, v);
+                case ID -> ref(a, v);
+            });
         }
         return new Arguments(out);
     }
@@ -76,6 +81,20 @@ public final class ToolArgs {
             throw new InvalidField(a.name(), "must match " + a.pattern());
         }
         return s;
+    }
+
+    private static PublicId.Ref ref(ToolArg a, Object v) {
+        if (v instanceof String s && a.kind().matches(s)) {
+            return new PublicId.Ref(s, 0);
+        }
+        if (v instanceof Number) {
+            try {
+                return new PublicId.Ref(null, integer(a, v));
+            } catch (InvalidField e) {
+                // not a positive integer either: answered below
+            }
+        }
+        throw new InvalidField(a.name(), a.kind().expected());
     }
 
     private static long integer(ToolArg a, Object v) {
@@ -106,6 +125,10 @@ public final class ToolArgs {
 
         public Long integer(String name) {
             return (Long) values.get(name);
+        }
+
+        public PublicId.Ref ref(String name) {
+            return (PublicId.Ref) values.get(name);
         }
     }
 }

@@ -4,8 +4,10 @@ import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.approval.Approvals;
 import dev.converge.provisioning.approval.Consumption;
 import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +20,12 @@ public final class ToolRunner {
     private static final Logger log = LoggerFactory.getLogger(ToolRunner.class);
 
     private final Approvals approvals;
+    private final BiFunction<Long, PublicId.Ref, Optional<Long>> siteIds;
 
-    public ToolRunner(Approvals approvals) {
+    /** @param siteIds the database id of a tenant's site a reference names ({@code Sites::idOf}) */
+    public ToolRunner(Approvals approvals, BiFunction<Long, PublicId.Ref, Optional<Long>> siteIds) {
         this.approvals = approvals;
+        this.siteIds = siteIds;
     }
 
     public ToolResult run(SiteTool tool, Optional<Tenant> tenant, Map<String, Object> sent) {
@@ -53,23 +58,25 @@ public final class ToolRunner {
     }
 
     private Long useApproval(SiteTool tool, Tenant tenant, ToolArgs.Arguments args) {
-        long siteId = args.integer(SiteTool.SITE_ID);
+        PublicId.Ref ref = args.ref(SiteTool.SITE_ID);
+        long siteId = siteIds.apply(tenant.id(), ref).orElseThrow(() -> SiteStatusTool.notFound(ref));
         Consumption c = approvals.consume(tenant.id(), siteId, tool.approval().action(), args.string(SiteTool.APPROVAL_TOKEN));
         if (c instanceof Consumption.Granted g) {
             return g.approvalId();
         }
-        String how = tool.approval().howToApprove().apply(siteId);
+        String shown = ref.text();
+        String how = tool.approval().howToApprove().apply(shown);
         String action = tool.approval().action().sql();
         ToolRefusal refusal = switch (((Consumption.Refused) c).reason()) {
             case MISSING -> new ToolRefusal("approval_required", tool.name() + " cannot be undone, so it runs only with "
                     + "a one-time approval from a person, and none was given.", how);
             case UNKNOWN -> new ToolRefusal("approval_invalid", "That approval token does not approve " + action
-                    + " for site " + siteId + " of this tenant.", how);
+                    + " for site " + shown + " of this tenant.", how);
             case USED -> new ToolRefusal("approval_used", "That approval was already used: each approval permits one "
                     + "call.", "Check the site with get_site_status; if it still needs doing, " + how);
             case EXPIRED -> new ToolRefusal("approval_expired", "That approval expired before it was used.", how);
         };
-        throw refusal.with(SiteTool.SITE_ID, siteId);
+        throw refusal.with(SiteTool.SITE_ID, shown);
     }
 
     private static String problem(InvalidField f) {

@@ -33,25 +33,26 @@ final class WelcomeEmailTool {
                 "Sends the welcome email of an active site to its lead again. Each resend needs a permission that a "
                         + "person grants (the tool says how when there is none); one permission sends at most one email.",
                 RepetitionSafety.IDEMPOTENT_BY_TOKEN, true,
-                new ToolArgs(List.of(ToolArg.integer(SiteTool.SITE_ID, "The site's id.").required())),
+                new ToolArgs(List.of(SiteTool.siteIdArg())),
                 null, t::handle);
     }
 
     private ToolResult handle(SiteTool.Call call) {
-        long id = call.args().integer(SiteTool.SITE_ID);
-        Site site = service.sites().get(call.tenant().id(), id).orElseThrow(() -> SiteStatusTool.notFound(id));
+        Site site = SiteStatusTool.site(service, call);
+        long id = site.id();
+        String shown = site.publicId();
         if (site.state() != SiteState.ACTIVE) {
-            throw new ToolRefusal("site_not_active", "Site " + id + " is " + site.state().sql() + "; the welcome email is "
+            throw new ToolRefusal("site_not_active", "Site " + shown + " is " + site.state().sql() + "; the welcome email is "
                     + "sent again only for an active site (a new site sends its first one by itself when it becomes active).",
                     "Call get_site_status until the site is active, then call send_welcome_email.")
-                    .with(SiteTool.SITE_ID, id).with("state", site.state().sql());
+                    .with(SiteTool.SITE_ID, shown).with("state", site.state().sql());
         }
         Optional<Token> permission = service.engine().tokens().forSubject(SiteJobs.WELCOME_POOL, site.subject())
                 .filter(t -> t.state() != TokenState.SPENT);
         if (permission.isEmpty()) {
-            throw new ToolRefusal("resend_not_permitted", "Every welcome email permitted for site " + id
-                    + " was already sent, so none was sent now.", HowToApprove.welcomeResend(id))
-                    .with(SiteTool.SITE_ID, id);
+            throw new ToolRefusal("resend_not_permitted", "Every welcome email permitted for site " + shown
+                    + " was already sent, so none was sent now.", HowToApprove.welcomeResend(shown))
+                    .with(SiteTool.SITE_ID, shown);
         }
         Token token = permission.get();
         EnqueueResult queued = service.engine().enqueue(Job.of(service.jobs().welcome, new SiteJobs.SiteRef(id))
@@ -59,7 +60,7 @@ final class WelcomeEmailTool {
         String to = service.leads().get(call.tenant().id(), site.leadId()).map(l -> l.email()).orElse(null);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("outcome", queued.duplicate() ? "already_queued" : "queued");
-        out.put("site_id", id);
+        out.put("site_id", shown);
         out.put("to", to);
         out.put("job_id", queued.jobId());
         out.put("permission_id", token.id());

@@ -14,7 +14,7 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Receipt(
-        @JsonProperty("site_id") long siteId,
+        @JsonProperty("site_id") String siteId,
         @JsonProperty("status") String status,
         @JsonProperty("message") String message,
         @JsonProperty("expected_url") String expectedUrl,
@@ -32,7 +32,7 @@ public record Receipt(
             @JsonProperty("subdomain") String subdomain,
             @JsonProperty("template") String template,
             @JsonProperty("plan") String plan,
-            @JsonProperty("lead_id") long leadId,
+            @JsonProperty("lead_id") String leadId,
             @JsonProperty("requested_at") String requestedAt,
             @JsonProperty("resources") List<String> resources) {
     }

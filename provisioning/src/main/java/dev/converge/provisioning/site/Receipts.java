@@ -52,12 +52,12 @@ public final class Receipts {
             note = config.trialWindow() == null ? NO_TRIAL_NOTE : NO_DEADLINE_NOTE;
         }
         String account = config.accountUrl() == null ? null
-                : config.accountUrl().replace("{site_id}", Long.toString(site.id()));
+                : config.accountUrl().replace("{site_id}", site.publicId());
         Map<String, String> links = new LinkedHashMap<>();
-        links.put("self", "/v1/sites/" + site.id());
-        links.put("lead", "/v1/leads/" + site.leadId());
-        return new Receipt(site.id(), site.state().sql(), message(site.state()), expectedUrl(site.subdomain()),
-                new Receipt.Details(site.subdomain(), site.template(), site.plan(), site.leadId(),
+        links.put("self", "/v1/sites/" + site.publicId());
+        links.put("lead", "/v1/leads/" + site.leadPublicId());
+        return new Receipt(site.publicId(), site.state().sql(), message(site.state()), expectedUrl(site.subdomain()),
+                new Receipt.Details(site.subdomain(), site.template(), site.plan(), site.leadPublicId(),
                         site.createdAt().truncatedTo(ChronoUnit.MILLIS).toString(), resources.planned()),
                 account, site.subscription().sql(), deadline, daysLeft, note, nextSteps(site), links);
     }
@@ -88,17 +88,17 @@ public final class Receipts {
     }
 
     private static List<String> nextSteps(Site site) {
-        String self = "GET /v1/sites/" + site.id();
+        String self = "GET /v1/sites/" + site.publicId();
         return switch (site.state()) {
             case PROVISIONING -> List.of("Poll " + self + " until its state is active.",
                     "The lead receives a welcome email when the site is live.");
             case ACTIVE -> site.subscription() == Subscription.TRIAL && site.trialEndsAt() != null
                     ? List.of("Share the site URL with the customer.",
-                            "Subscribe before the deadline to keep it: POST /v1/sites/" + site.id() + "/subscription.")
+                            "Subscribe before the deadline to keep it: POST /v1/sites/" + site.publicId() + "/subscription.")
                     : List.of("Share the site URL with the customer.");
-            case FAILED -> List.of("A person of the tenant (approver token) can retry it: POST /v1/sites/" + site.id()
+            case FAILED -> List.of("A person of the tenant (approver token) can retry it: POST /v1/sites/" + site.publicId()
                     + "/retries with a reason provisions it again on the same subdomain.",
-                    "DELETE /v1/sites/" + site.id() + " frees the subdomain.");
+                    "DELETE /v1/sites/" + site.publicId() + " frees the subdomain.");
             case NEEDS_ATTENTION -> List.of("Contact support with the site id; do not retry blindly.");
             case DELETING -> List.of("Poll " + self + " until its state is deleted.");
             case DELETED -> List.of("Nothing to do; the subdomain is free again.");

@@ -8,12 +8,13 @@ import java.time.Instant;
  * {@code trialEndsAt} the deadline fixed at the request (null: none, the site never expires on its
  * own); {@code subscribedAt} when its tenant subscribed it. {@code id} is the database's key, which
  * the flows' subjects and the leaves' tags use; {@code publicId} ({@code site_...}, random) is the
- * one to show outside, as it reveals nothing of how many sites there are.
+ * one to show outside, as it reveals nothing of how many sites there are; {@code leadPublicId} its
+ * lead's ({@code lead_...}).
  */
 public record Site(long id, long tenantId, long leadId, String subdomain, String template, String plan,
         SiteState state, Long provisionFlowId, Long teardownFlowId, String receipt, String confirmation, String failure,
         Instant createdAt, Instant updatedAt, Subscription subscription, Instant trialEndsAt, Instant subscribedAt,
-        String publicId) {
+        String publicId, String leadPublicId) {
 
     /** The subject of this site's flows and ledger entries. */
     public String subject() {

@@ -19,7 +19,7 @@ import java.util.Optional;
 public final class SiteStore {
     private static final String COLUMNS = "id, tenant_id, lead_id, subdomain, template, plan, state, provision_flow_id, "
             + "teardown_flow_id, receipt, confirmation, failure, created_at, updated_at, subscription, trial_ends_at, subscribed_at, "
-            + "public_id";
+            + "public_id, (SELECT l.public_id FROM pv_lead l WHERE l.id = pv_site.lead_id) AS lead_public_id";
     /** The states in which a site's trial still runs: a failed or deleted site has nothing left to expire. */
     private static final String TRIAL_RUNS = "subscription = 'trial' AND state IN ('provisioning', 'active')";
 
@@ -27,6 +27,7 @@ public final class SiteStore {
     private final Sql insert;
     private final Sql insertWithTrial;
     private final Sql claimSubdomain;
+    private final Sql byPublicId;
     private final Sql retakeSubdomain;
     private final Sql subdomainHolder;
     private final Sql freeSubdomain;
@@ -65,6 +66,7 @@ public final class SiteStore {
         freeSubdomain = Sql.of(d, "UPDATE pv_subdomain SET released_at = {now} WHERE subdomain = :subdomain "
                 + "AND site_id = :site_id AND released_at IS NULL");
         get = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
+        byPublicId = Sql.of(d, "SELECT id FROM pv_site WHERE public_id = :public_id AND tenant_id = :tenant_id");
         getAnyTenant = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
         list = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
                 + "ORDER BY id LIMIT :limit");
@@ -233,6 +235,12 @@ public final class SiteStore {
                 .integer("limit", limit), rs -> rs.getLong(1));
     }
 
+    /** The database id of the tenant's site with this public id, if the tenant has one. */
+    public Optional<Long> idOf(Connection c, long tenantId, String publicId) throws SQLException {
+        return Optional.ofNullable(byPublicId.queryOne(c, Params.of().text("public_id", publicId).bigint("tenant_id", tenantId),
+                rs -> rs.getLong(1)));
+    }
+
     /** Notes that the site's reminder is queued; false if it already was (or its trial no longer runs). */
     public boolean markReminded(Connection c, long id, Instant now) throws SQLException {
         return markReminded.update(c, Params.of().now(now).bigint("id", id)) == 1;
@@ -245,6 +253,6 @@ public final class SiteStore {
                 rs.getString("receipt"), rs.getString("confirmation"), rs.getString("failure"),
                 Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"),
                 Subscription.fromSql(rs.getString("subscription")), Sql.instant(rs, "trial_ends_at"),
-                Sql.instant(rs, "subscribed_at"), rs.getString("public_id"));
+                Sql.instant(rs, "subscribed_at"), rs.getString("public_id"), rs.getString("lead_public_id"));
     }
 }

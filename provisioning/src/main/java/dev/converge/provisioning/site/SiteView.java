@@ -8,10 +8,10 @@ import java.util.List;
  * history, receipt. A failure is shown as a stable code and a short safe message ({@link SiteFailure}).
  */
 public record SiteView(
-        @JsonProperty("site_id") long siteId,
+        @JsonProperty("site_id") String siteId,
         @JsonProperty("state") String state,
         @JsonProperty("subdomain") String subdomain,
-        @JsonProperty("lead_id") long leadId,
+        @JsonProperty("lead_id") String leadId,
         @JsonProperty("failure") String failure,
         @JsonProperty("failure_code") String failureCode,
         @JsonProperty("resources") List<Resource> resources,

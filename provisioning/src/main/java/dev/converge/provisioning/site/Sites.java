@@ -10,6 +10,7 @@ import dev.converge.provisioning.flow.SiteFlows;
 import dev.converge.provisioning.flow.SiteJobs;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.validation.InvalidField;
+import dev.converge.provisioning.validation.PublicId;
 import dev.converge.store.Store;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -136,6 +137,27 @@ public final class Sites {
         return store.withConnection(c -> sites.get(c, tenantId, siteId));
     }
 
+    /**
+     * The database id of the tenant's site a reference names: a public id is looked up; a previous
+     * release's database id is taken as it is (every read after this is scoped by tenant anyway).
+     */
+    public Optional<Long> idOf(long tenantId, PublicId.Ref ref) {
+        if (!ref.isPublic()) {
+            return Optional.of(ref.legacyId());
+        }
+        return store.withConnection(c -> sites.idOf(c, tenantId, ref.publicId()));
+    }
+
+    /** {@link Leads#idOf} for the tenant's lead a site request names. */
+    public Optional<Long> leadIdOf(long tenantId, PublicId.Ref ref) {
+        return leads.idOf(tenantId, ref);
+    }
+
+    /** The public id of the site with this database id, of whichever tenant. */
+    public Optional<String> publicIdOf(long siteId) {
+        return store.withConnection(c -> sites.get(c, siteId)).map(Site::publicId);
+    }
+
     public Receipt receipt(Site site) {
         return receipts.of(site);
     }
@@ -165,7 +187,7 @@ public final class Sites {
         history.sort(java.util.Comparator.comparing(Timed::at));
         SiteFailure failure = site.state() == SiteState.FAILED || site.state() == SiteState.NEEDS_ATTENTION
                 ? SiteFailure.of(site.state(), site.failure()) : null;
-        return new SiteView(site.id(), site.state().sql(), site.subdomain(), site.leadId(),
+        return new SiteView(site.publicId(), site.state().sql(), site.subdomain(), site.leadPublicId(),
                 failure == null ? null : failure.message(), failure == null ? null : failure.code(), resources,
                 history.stream().map(Timed::entry).toList(), receipts.of(site));
     }

@@ -58,17 +58,22 @@ public final class ApiHarness implements AutoCloseable {
         return service().tenants().credentials().issueOperator(null, "test").token();
     }
 
-    /** A new lead of the tenant, created through the API; its id. */
-    public long lead(String token) {
+    /** A new lead of the tenant, created through the API; its public id. */
+    public String lead(String token) {
         ApiClient.Reply r = client.post("/v1/leads", token, "{\"name\":\"Ada\",\"email\":\"ada@example.com\"}");
         if (r.status() != 201) {
             throw new AssertionError("lead not created: " + r);
         }
-        return r.json().get("id").asLong();
+        return r.json().get("id").asText();
     }
 
-    public static String siteBody(long leadId, String subdomain) {
-        return "{\"lead_id\":" + leadId + ",\"subdomain\":\"" + subdomain + "\"}";
+    public static String siteBody(String leadId, String subdomain) {
+        return "{\"lead_id\":\"" + leadId + "\",\"subdomain\":\"" + subdomain + "\"}";
+    }
+
+    /** The database id of the site with this public id (for tests that look into the tables). */
+    public long siteDbId(String publicId) {
+        return count("SELECT id FROM pv_site WHERE public_id = ?", publicId);
     }
 
     /** A unique subdomain for this run (subdomains are global across tenants). */

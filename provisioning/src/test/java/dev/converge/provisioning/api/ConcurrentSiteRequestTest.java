@@ -28,7 +28,7 @@ class ConcurrentSiteRequestTest {
     void fiftyConcurrentIdenticalRequestsMakeOneSite() throws Exception {
         try (ApiHarness api = new ApiHarness()) {
             Tenants.Created tenant = api.tenant();
-            long lead = api.lead(tenant.token());
+            String lead = api.lead(tenant.token());
             String body = ApiHarness.siteBody(lead, "together");
             CyclicBarrier barrier = new CyclicBarrier(REQUESTS);
             ExecutorService pool = Executors.newFixedThreadPool(REQUESTS);

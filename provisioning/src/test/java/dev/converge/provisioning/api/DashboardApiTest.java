@@ -48,11 +48,11 @@ class DashboardApiTest {
     }
 
     private static long site(String subdomain) {
-        long lead = api.lead(tenant.token());
+        String lead = api.lead(tenant.token());
         ApiClient.Reply r = api.client.postSite(tenant.token(), "dash-" + subdomain,
                 ApiHarness.siteBody(lead, subdomain.startsWith("dash-taken") ? subdomain : ApiHarness.subdomain(subdomain)));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
-        return r.json().get("site_id").asLong();
+        return api.siteDbId(r.json().get("site_id").asText());
     }
 
     private static String siteState(long id) {

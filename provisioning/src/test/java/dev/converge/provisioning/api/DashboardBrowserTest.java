@@ -317,7 +317,7 @@ class DashboardBrowserTest {
     }
 
     private long site(Tenants.Created tenant, String subdomain) {
-        long lead = api.lead(tenant.token());
+        String lead = api.lead(tenant.token());
         ApiClient.Reply r = api.client.postSite(tenant.token(), "browser-" + subdomain, ApiHarness.siteBody(lead, subdomain));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
         return r.json().get("site_id").asLong();

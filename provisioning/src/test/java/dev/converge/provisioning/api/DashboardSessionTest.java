@@ -49,10 +49,10 @@ class DashboardSessionTest {
     }
 
     private static long site(String subdomain) {
-        long lead = api.lead(tenant.token());
+        String lead = api.lead(tenant.token());
         ApiClient.Reply r = api.client.postSite(tenant.token(), "sess-" + subdomain, ApiHarness.siteBody(lead, subdomain));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
-        return r.json().get("site_id").asLong();
+        return api.siteDbId(r.json().get("site_id").asText());
     }
 
     private static String siteState(long id) {
@@ -217,10 +217,10 @@ class DashboardSessionTest {
     @Test
     void theSitesOfEveryTenantArePagedAndFilteredWithFailureCodeResourcesAndFlow() {
         Tenants.Created other = api.tenant();
-        long lead = api.lead(other.token());
+        String lead = api.lead(other.token());
         ApiClient.Reply r = api.client.postSite(other.token(), "sess-other", ApiHarness.siteBody(lead,
                 ApiHarness.subdomain("sess-other")));
-        long otherSite = r.json().get("site_id").asLong();
+        long otherSite = api.siteDbId(r.json().get("site_id").asText());
         JsonNode all = api.client.get("/ui/api/pages/sites", operator).json().get("items");
         List<Long> ids = new ArrayList<>();
         all.forEach(i -> ids.add(i.get("id").asLong()));

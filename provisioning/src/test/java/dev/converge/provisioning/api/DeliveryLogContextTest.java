@@ -35,15 +35,15 @@ class DeliveryLogContextTest {
             String subdomain = ApiHarness.subdomain("mdc");
             // someone else's repository holds the name: the flow fails and its report step logs a warning
             takeAtTheGitHost(api, subdomain);
-            long lead = api.lead(t.token());
-            long id = api.client.postSite(t.token(), "mdc-1", ApiHarness.siteBody(lead, subdomain)).json()
-                    .get("site_id").asLong();
+            String lead = api.lead(t.token());
+            String id = api.client.postSite(t.token(), "mdc-1", ApiHarness.siteBody(lead, subdomain)).json()
+                    .get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + id, t.token()).json().get("state").asText().equals("failed"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> failureLines(lines, id).size() > 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> failureLines(lines, api.siteDbId(id)).size() > 0);
 
-            ILoggingEvent failure = failureLines(lines, id).get(0);
-            assertThat(failure.getMDCPropertyMap()).containsEntry("site_id", Long.toString(id))
+            ILoggingEvent failure = failureLines(lines, api.siteDbId(id)).get(0);
+            assertThat(failure.getMDCPropertyMap()).containsEntry("site_id", Long.toString(api.siteDbId(id)))
                     .containsEntry("tenant_id", Long.toString(t.tenant().id())).containsEntry("job_type", "site.report-failure").containsKey("job_id");
             // lines of deliveries that are not a site's step carry no site: the context ended with its delivery
             assertThat(lines.list.stream().filter(e -> e.getMDCPropertyMap().containsKey("job_id"))

@@ -39,24 +39,24 @@ class HandApiTest {
             String approver = api.token(tenant, Scope.APPROVER);
             String agent = api.token(tenant, Scope.AGENT);
             long tenantId = tenant.tenant().id();
-            long lead = api.lead(tenant.token());
+            String lead = api.lead(tenant.token());
 
             // the hosting leaf refuses every create: the flow fails and compensates
             api.fixture.leaves().leafSim().faults().add(FaultRule.of(LeafSim.HOSTING, "create", FaultType.ERROR_BEFORE));
             ApiClient.Reply created = api.client.postSite(tenant.token(), "hand-1",
                     ApiHarness.siteBody(lead, ApiHarness.subdomain("hand")));
             assertThat(created.status()).as(created.toString()).isEqualTo(202);
-            long siteId = created.json().get("site_id").asLong();
+            String siteId = created.json().get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> state(api, tenantId, siteId) == SiteState.FAILED);
             api.fixture.leaves().leafSim().faults().clear();
-            Site site = api.service().sites().get(tenantId, siteId).orElseThrow();
+            Site site = api.service().sites().get(tenantId, api.siteDbId(siteId)).orElseThrow();
             long flowId = site.provisionFlowId();
 
             // as after a compensation that gave up: the flow and the site need a person
             api.update("UPDATE cv_flow SET state = 'needs_attention', attention = 'a compensation gave up' WHERE id = ?", flowId);
             api.update("UPDATE cv_compensation SET state = 'failed' WHERE id = (SELECT MAX(id) FROM cv_compensation "
                     + "WHERE flow_id = ?)", flowId);
-            api.update("UPDATE pv_site SET state = 'needs_attention' WHERE id = ?", siteId);
+            api.update("UPDATE pv_site SET state = 'needs_attention' WHERE public_id = ?", siteId);
 
             String flowRetry = "/v1/ops/flows/" + flowId + "/retries";
             assertThat(api.client.post(flowRetry, operator, "{}").status()).as("a reason is required").isEqualTo(422);
@@ -79,8 +79,8 @@ class HandApiTest {
             });
 
             // an approver retries its own site only when it failed or needs attention: an active one is left alone
-            long active = api.client.postSite(tenant.token(), "hand-2", ApiHarness.siteBody(lead,
-                    ApiHarness.subdomain("hand-ok"))).json().get("site_id").asLong();
+            String active = api.client.postSite(tenant.token(), "hand-2", ApiHarness.siteBody(lead,
+                    ApiHarness.subdomain("hand-ok"))).json().get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> state(api, tenantId, active) == SiteState.ACTIVE);
             ApiClient.Reply notNow = api.client.post("/v1/sites/" + active + "/retries", approver, "{\"reason\":\"again\"}");
             assertThat(notNow.status()).isEqualTo(200);
@@ -148,14 +148,14 @@ class HandApiTest {
             assertThat(kinds).contains("retry_flow:true", "retry_flow:false",
                     "settle_entry_exists:true", "settle_entry_exists:false", "settle_token_unused:true",
                     "retry_job:true", "retry_job:false");
-            assertThat(api.service().events().forSite(siteId)).filteredOn(ev -> ev.kind().equals("site.operator_action"))
+            assertThat(api.service().events().forSite(api.siteDbId(siteId))).filteredOn(ev -> ev.kind().equals("site.operator_action"))
                     .hasSize(4);
             assertThat(actions.body()).doesNotContain(token.value());
         }
     }
 
-    private static SiteState state(ApiHarness api, long tenantId, long siteId) {
-        return api.service().sites().get(tenantId, siteId).orElseThrow().state();
+    private static SiteState state(ApiHarness api, long tenantId, String siteId) {
+        return api.service().sites().get(tenantId, api.siteDbId(siteId)).orElseThrow().state();
     }
 
     private static <T> List<T> twoAtOnce(java.util.concurrent.Callable<T> call) throws Exception {

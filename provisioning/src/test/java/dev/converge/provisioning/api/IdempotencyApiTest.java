@@ -22,7 +22,7 @@ class IdempotencyApiTest {
     private ApiHarness api;
     private Tenants.Created tenant;
     private String token;
-    private long lead;
+    private String lead;
 
     @BeforeAll
     void start() {
@@ -58,7 +58,7 @@ class IdempotencyApiTest {
         String sub = ApiHarness.subdomain("replay");
         String key = "replay-" + sub;
         var first = api.client.postSite(token, key, ApiHarness.siteBody(lead, sub));
-        String reordered = "{ \"subdomain\" : \"" + sub + "\",\n  \"lead_id\" : " + lead + " }";
+        String reordered = "{ \"subdomain\" : \"" + sub + "\",\n  \"lead_id\" : \"" + lead + "\" }";
         var second = api.client.postSite(token, "\"" + key + "\"", reordered);
         assertThat(first.status()).isEqualTo(202);
         assertThat(first.header("Idempotency-Replayed")).isNull();
@@ -85,14 +85,14 @@ class IdempotencyApiTest {
     @Test
     void keysAreScopedByTenant() {
         Tenants.Created other = api.tenant();
-        long otherLead = api.lead(other.token());
+        String otherLead = api.lead(other.token());
         String key = "shared-key";
         var mine = api.client.postSite(token, key, ApiHarness.siteBody(lead, ApiHarness.subdomain("scope")));
         var theirs = api.client.postSite(other.token(), key, ApiHarness.siteBody(otherLead, ApiHarness.subdomain("scope")));
         assertThat(mine.status()).isEqualTo(202);
         assertThat(theirs.status()).as("another tenant's key is not ours").isEqualTo(202);
         assertThat(theirs.header("Idempotency-Replayed")).isNull();
-        assertThat(theirs.json().get("site_id").asLong()).isNotEqualTo(mine.json().get("site_id").asLong());
+        assertThat(theirs.json().get("site_id").asText()).isNotEqualTo(mine.json().get("site_id").asText());
     }
 
     @Test

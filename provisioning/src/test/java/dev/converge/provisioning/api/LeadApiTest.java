@@ -34,7 +34,7 @@ class LeadApiTest {
         assertThat(created.status()).isEqualTo(201);
         assertThat(created.header("Content-Type")).startsWith("application/json");
         JsonNode lead = created.json();
-        long id = lead.get("id").asLong();
+        String id = lead.get("id").asText();
         assertThat(lead.get("status").asText()).isEqualTo("lead");
         assertThat(lead.get("name").asText()).isEqualTo("Grace");
         assertThat(created.header("Location")).isEqualTo("/v1/leads/" + id);
@@ -50,7 +50,7 @@ class LeadApiTest {
         assertThat(foreign.problem()).isEqualTo("not-found");
         assertThat(foreign.header("Content-Type")).startsWith("application/problem+json");
         assertThat(foreign.json().get("detail").asText()).as("indistinguishable from a lead that does not exist")
-                .isEqualTo(missing.json().get("detail").asText().replace("999999", Long.toString(id)));
+                .isEqualTo(missing.json().get("detail").asText().replace("999999", id));
     }
 
     @Test

@@ -38,7 +38,7 @@ class LimitsApiTest {
         Tenants.Created t = api.tenant();
         Tenants.Created other = api.tenant();
         limits(t, 1, null, null, null);
-        long lead = api.lead(t.token());
+        String lead = api.lead(t.token());
         assertThat(api.client.postSite(t.token(), "q-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("q"))).status())
                 .isEqualTo(202);
         String second = ApiHarness.siteBody(lead, ApiHarness.subdomain("q"));
@@ -49,7 +49,7 @@ class LimitsApiTest {
         assertThat(full.json().get("limit").asInt()).isEqualTo(1);
         assertThat(full.header("Idempotency-Replayed")).isNull();
 
-        long otherLead = api.lead(other.token());
+        String otherLead = api.lead(other.token());
         assertThat(api.client.postSite(other.token(), "q-1", ApiHarness.siteBody(otherLead, ApiHarness.subdomain("q")))
                 .status()).as("another tenant's quota is its own").isEqualTo(202);
 
@@ -62,13 +62,13 @@ class LimitsApiTest {
     void leadsAndOpenApprovalsHaveQuotasToo() {
         Tenants.Created t = api.tenant();
         limits(t, null, 1, 1, null);
-        long lead = api.lead(t.token());
+        String lead = api.lead(t.token());
         ApiClient.Reply more = api.client.post("/v1/leads", t.token(), "{\"name\":\"Bo\",\"email\":\"bo@example.com\"}");
         assertThat(more.status()).isEqualTo(429);
         assertThat(more.problem()).isEqualTo("quota-exceeded");
 
         ApiClient.Reply site = api.client.postSite(t.token(), "a-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("ap")));
-        long siteId = site.json().get("site_id").asLong();
+        String siteId = site.json().get("site_id").asText();
         String approver = api.token(t, Scope.APPROVER);
         assertThat(api.client.post("/v1/sites/" + siteId + "/delete-approvals", approver, "").status()).isEqualTo(201);
         ApiClient.Reply second = api.client.post("/v1/sites/" + siteId + "/delete-approvals", approver, "");
@@ -98,12 +98,12 @@ class LimitsApiTest {
     @Test
     void expiredApprovalsArePurgedByTheRecurringJob() {
         Tenants.Created t = api.tenant();
-        long lead = api.lead(t.token());
-        long siteId = api.client.postSite(t.token(), "p-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("purge")))
-                .json().get("site_id").asLong();
-        var expiring = new Approvals(api.service().store(), Duration.ofMillis(200)).mint(t.tenant().id(), siteId,
+        String lead = api.lead(t.token());
+        String siteId = api.client.postSite(t.token(), "p-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("purge")))
+                .json().get("site_id").asText();
+        var expiring = new Approvals(api.service().store(), Duration.ofMillis(200)).mint(t.tenant().id(), api.siteDbId(siteId),
                 dev.converge.provisioning.approval.ApprovalAction.DELETE_SITE);
-        var valid = new Approvals(api.service().store()).mint(t.tenant().id(), siteId,
+        var valid = new Approvals(api.service().store()).mint(t.tenant().id(), api.siteDbId(siteId),
                 dev.converge.provisioning.approval.ApprovalAction.DELETE_SITE);
         // the first expires after 200 ms; a run of pv.purge-expired deletes it and keeps the other
         await().atMost(Duration.ofSeconds(15)).until(() ->

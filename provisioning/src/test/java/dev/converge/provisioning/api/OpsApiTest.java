@@ -59,7 +59,7 @@ class OpsApiTest {
         String operator = api.operatorToken();
         var tenant = api.tenant();
         String before = provisioningGauge(api.client.get("/metrics", operator).body());
-        long lead = api.lead(tenant.token());
+        String lead = api.lead(tenant.token());
         assertThat(api.client.postSite(tenant.token(), "gauge-1", ApiHarness.siteBody(lead, ApiHarness.subdomain("g")))
                 .status()).isEqualTo(202);
         assertThat(api.count("SELECT COUNT(*) FROM pv_site")).isPositive();

@@ -24,9 +24,9 @@ class OrphanApiTest {
         try (ApiHarness api = new ApiHarness()) {
             Tenants.Created a = api.tenant();
             String operator = api.operatorToken();
-            long lead = api.lead(a.token());
+            String lead = api.lead(a.token());
             var r = api.client.postSite(a.token(), "orphans-1", ApiHarness.siteBody(lead, "orphanage"));
-            long siteId = r.json().get("site_id").asLong();
+            String siteId = r.json().get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + siteId, a.token()).json().get("state").asText().equals("active"));
             assertThat(api.client.get("/v1/orphans", a.token()).status()).as("a tenant's token").isEqualTo(403);
@@ -39,7 +39,7 @@ class OrphanApiTest {
 
             // resources at a leaf that no ledger entry owns: one tagged as a's site, one untagged
             var repos = api.service().resources().get(SiteResources.REPOSITORY);
-            repos.create(new CreateRequest("stray-ours", Ledger.defaultTagFor(Site.subjectOf(siteId)), null, Map.of()));
+            repos.create(new CreateRequest("stray-ours", Ledger.defaultTagFor(Site.subjectOf(api.siteDbId(siteId))), null, Map.of()));
             repos.create(new CreateRequest("stray-nobodys", null, null, Map.of()));
 
             assertThat(api.client.get("/v1/orphans", operator).json().get("other_count").asInt())
@@ -51,7 +51,7 @@ class OrphanApiTest {
             JsonNode orphan = mine.json().get("items").get(0);
             assertThat(orphan.get("kind").asText()).isEqualTo(SiteResources.REPOSITORY);
             assertThat(orphan.get("natural_key").asText()).isEqualTo("stray-ours");
-            assertThat(orphan.get("site_id").asLong()).isEqualTo(siteId);
+            assertThat(orphan.get("site_id").asText()).isEqualTo(siteId);
             assertThat(orphan.get("leaf_id").asText()).isNotBlank();
             assertThat(mine.json().get("other_count").asInt()).isEqualTo(1);
 

@@ -33,7 +33,7 @@ class ProvisioningTraceTest {
         ServiceTracing.use(OpenTelemetrySdk.builder().setTracerProvider(provider).build());
         try (ApiHarness api = new ApiHarness()) {
             String token = api.tenant().token();
-            long lead = api.lead(token);
+            String lead = api.lead(token);
             String sub = ApiHarness.subdomain("traced");
             HttpRequest.Builder post = api.client.request("/v1/sites", token).header("Content-Type", "application/json")
                     .header("Idempotency-Key", "k-" + sub)
@@ -41,7 +41,7 @@ class ProvisioningTraceTest {
                     .POST(HttpRequest.BodyPublishers.ofString(ApiHarness.siteBody(lead, sub)));
             var r = api.client.send(post);
             assertThat(r.status()).as(r.toString()).isEqualTo(202);
-            long id = r.json().get("site_id").asLong();
+            String id = r.json().get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + id, token).json().get("state").asText().equals("active"));
             await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(10)).until(() -> spansOf(exporter).stream()

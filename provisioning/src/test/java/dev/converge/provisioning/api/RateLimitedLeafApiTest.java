@@ -21,12 +21,12 @@ class RateLimitedLeafApiTest {
             api.fixture.leaves().leafSim().faults()
                     .add(new FaultRule(LeafSim.HOSTING, "create", FaultType.THROTTLE, null, 2, null, null, 1));
             var tenant = api.tenant();
-            long lead = api.lead(tenant.token());
+            String lead = api.lead(tenant.token());
             long started = System.nanoTime();
             var r = api.client.postSite(tenant.token(), "throttled-1", ApiHarness.siteBody(lead,
                     ApiHarness.subdomain("throttled")));
             assertThat(r.status()).isEqualTo(202);
-            long siteId = r.json().get("site_id").asLong();
+            String siteId = r.json().get("site_id").asText();
 
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + siteId, tenant.token()).json().get("state").asText().equals("active"));

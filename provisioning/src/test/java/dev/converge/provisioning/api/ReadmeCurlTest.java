@@ -28,14 +28,15 @@ class ReadmeCurlTest {
         try (ApiHarness api = new ApiHarness()) {
             String token = api.tenant().token();
             ObjectMapper json = new ObjectMapper();
-            List<JsonNode> answers = new ArrayList<>();
-            for (String command : commands) {
-                answers.add(json.readTree(run(command.replace("localhost:8080", "127.0.0.1:" + api.server.port()), token)));
-            }
-            assertThat(answers.get(0).path("name").asText()).as(answers.get(0).toString()).isEqualTo("Ada");
-            assertThat(answers.get(1).path("status").asText()).as(answers.get(1).toString()).isEqualTo("provisioning");
-            assertThat(answers.get(1).path("expected_url").asText()).contains("ada-shop");
-            assertThat(answers.get(2).path("subdomain").asText()).as(answers.get(2).toString()).isEqualTo("ada-shop");
+            // one shell, as a reader would type them: the ids the first two answers give are kept in variables
+            JsonNode site = json.readTree(run(String.join("\n", commands).replace("localhost:8080", "127.0.0.1:"
+                    + api.server.port()), token));
+            assertThat(site.path("site_id").asText()).as(site.toString()).matches("site_[0-9a-f]{32}");
+            assertThat(site.path("lead_id").asText()).matches("lead_[0-9a-f]{32}");
+            assertThat(site.path("subdomain").asText()).isEqualTo("ada-shop");
+            assertThat(site.path("state").asText()).isIn("provisioning", "active");
+            assertThat(api.count("SELECT COUNT(*) FROM pv_lead WHERE name = 'Ada' AND email = 'ada@example.com'"))
+                    .isEqualTo(1);
         }
     }
 

@@ -17,15 +17,15 @@ class ReceiptApiTest {
     void theDeadlineComesFromTheConfiguredTrialWindow() {
         try (ApiHarness api = new ApiHarness(Duration.ofDays(14), ApiOptions.defaults())) {
             Tenants.Created t = api.tenant();
-            long lead = api.lead(t.token());
-            var r = api.client.postSite(t.token(), "receipt-1", "{\"lead_id\":" + lead
-                    + ",\"subdomain\":\"bakery\",\"template\":\"shop\",\"plan\":\"pro\"}");
+            String lead = api.lead(t.token());
+            var r = api.client.postSite(t.token(), "receipt-1", "{\"lead_id\":\"" + lead
+                    + "\",\"subdomain\":\"bakery\",\"template\":\"shop\",\"plan\":\"pro\"}");
             assertThat(r.status()).isEqualTo(202);
             JsonNode receipt = r.json();
             assertThat(receipt.fieldNames()).toIterable().contains("site_id", "status", "message", "expected_url",
                     "site_details", "account_url", "subscription_deadline", "links");
-            long id = receipt.get("site_id").asLong();
-            Site site = api.service().sites().get(t.tenant().id(), id).orElseThrow();
+            String id = receipt.get("site_id").asText();
+            Site site = api.service().sites().get(t.tenant().id(), api.siteDbId(id)).orElseThrow();
             assertThat(receipt.get("status").asText()).isEqualTo("provisioning");
             assertThat(receipt.get("message").asText()).isNotBlank();
             assertThat(receipt.get("expected_url").asText()).isEqualTo("https://bakery.sites.example");
@@ -33,7 +33,7 @@ class ReceiptApiTest {
             assertThat(details.get("subdomain").asText()).isEqualTo("bakery");
             assertThat(details.get("template").asText()).isEqualTo("shop");
             assertThat(details.get("plan").asText()).isEqualTo("pro");
-            assertThat(details.get("lead_id").asLong()).isEqualTo(lead);
+            assertThat(details.get("lead_id").asText()).isEqualTo(lead);
             assertThat(receipt.get("account_url").asText()).isEqualTo("https://account.sites.example/sites/" + id);
             Instant deadline = Instant.parse(receipt.get("subscription_deadline").asText());
             assertThat(deadline).isEqualTo(site.createdAt().plus(Duration.ofDays(14)).truncatedTo(ChronoUnit.SECONDS));
@@ -50,7 +50,7 @@ class ReceiptApiTest {
     void withoutATrialWindowTheDeadlineIsNullAndTheNoteSaysWhy() {
         try (ApiHarness api = new ApiHarness(null, ApiOptions.defaults())) {
             Tenants.Created t = api.tenant();
-            long lead = api.lead(t.token());
+            String lead = api.lead(t.token());
             var r = api.client.postSite(t.token(), "receipt-2", ApiHarness.siteBody(lead, "no-trial"));
             assertThat(r.status()).isEqualTo(202);
             JsonNode receipt = r.json();

@@ -38,9 +38,9 @@ class RetryFailedSiteApiTest {
             // someone else's repository holds the name at the git host: the first attempt fails for good
             var repositories = api.service().resources().get(SiteResources.REPOSITORY);
             LeafResource blocker = repositories.create(new CreateRequest(subdomain, null, null, Map.of()));
-            long lead = api.lead(t.token());
-            long id = api.client.postSite(t.token(), "retry-1", ApiHarness.siteBody(lead, subdomain)).json()
-                    .get("site_id").asLong();
+            String lead = api.lead(t.token());
+            String id = api.client.postSite(t.token(), "retry-1", ApiHarness.siteBody(lead, subdomain)).json()
+                    .get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() -> state(api, t, id).equals("failed"));
             assertThat(view(api, t, id).get("receipt").get("next_steps").toString()).contains("/retries");
 
@@ -86,18 +86,18 @@ class RetryFailedSiteApiTest {
                         .filteredOn(r -> r.naturalKey().contains(subdomain)).as("at %s", leaf).hasSize(1);
             }
             await().atMost(Duration.ofSeconds(20)).until(() ->
-                    api.fixture.leaves().smtp().countForSite(Long.toString(id)) == 1);
+                    api.fixture.leaves().smtp().countForSite(Long.toString(api.siteDbId(id))) == 1);
 
             var again = api.client.post(retries, approver, "{\"reason\":\"again\"}");
             assertThat(again.json().get("applied").asBoolean()).as("an active site is not retried").isFalse();
         }
     }
 
-    private static JsonNode view(ApiHarness api, Tenants.Created t, long id) {
+    private static JsonNode view(ApiHarness api, Tenants.Created t, String id) {
         return api.client.get("/v1/sites/" + id, t.token()).json();
     }
 
-    private static String state(ApiHarness api, Tenants.Created t, long id) {
+    private static String state(ApiHarness api, Tenants.Created t, String id) {
         return view(api, t, id).get("state").asText();
     }
 }

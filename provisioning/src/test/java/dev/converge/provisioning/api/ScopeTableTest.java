@@ -75,7 +75,7 @@ class ScopeTableTest {
 
     private static ApiHarness api;
     private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
-    private static long leadId;
+    private static String leadId;
     private static long siteId;
     private static long conversationId;
 

@@ -33,7 +33,7 @@ class SecretsApiTest {
         try (ApiHarness api = new ApiHarness()) {
             t = api.tenant();
             String token = t.token();
-            long lead = api.lead(token);
+            String lead = api.lead(token);
             bodies.add(api.client.postSite(token, "s-1", ApiHarness.siteBody(lead, "secret-keeper")).body());
             bodies.add(api.client.postSite(token, "s-1", ApiHarness.siteBody(lead, "secret-keeper")).body());
             bodies.add(api.client.postSite(token, "s-1", ApiHarness.siteBody(lead, "other")).body());

@@ -12,7 +12,7 @@ class ServerErrorApiTest {
     void aServerErrorReleasesTheKeySoTheSameRequestCanBeRetried() {
         try (ApiHarness api = new ApiHarness()) {
             Tenants.Created t = api.tenant();
-            long lead = api.lead(t.token());
+            String lead = api.lead(t.token());
             String body = ApiHarness.siteBody(lead, "retry-me");
             api.update("ALTER TABLE pv_site RENAME TO pv_site_away");
             ApiClient.Reply failed;

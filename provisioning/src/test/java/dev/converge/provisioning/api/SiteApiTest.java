@@ -20,9 +20,9 @@ import org.junit.jupiter.api.TestInstance;
 class SiteApiTest {
     private ApiHarness api;
     private String token;
-    private long lead;
+    private String lead;
     private String otherToken;
-    private long otherLead;
+    private String otherLead;
 
     @BeforeAll
     void start() {
@@ -44,7 +44,7 @@ class SiteApiTest {
         var r = api.client.postSite(token, "k-" + sub, ApiHarness.siteBody(lead, sub));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
         JsonNode receipt = r.json();
-        long id = receipt.get("site_id").asLong();
+        String id = receipt.get("site_id").asText();
         assertThat(r.header("Location")).isEqualTo("/v1/sites/" + id);
         assertThat(receipt.get("status").asText()).isEqualTo("provisioning");
         assertThat(receipt.get("expected_url").asText()).isEqualTo("https://" + sub + ".sites.example");
@@ -71,12 +71,12 @@ class SiteApiTest {
         String sub = ApiHarness.subdomain("taken");
         var first = api.client.postSite(token, "first-" + sub, ApiHarness.siteBody(lead, sub));
         assertThat(first.status()).isEqualTo(202);
-        long id = first.json().get("site_id").asLong();
+        String id = first.json().get("site_id").asText();
 
         var sameLead = api.client.postSite(token, "second-" + sub, ApiHarness.siteBody(lead, sub));
         assertThat(sameLead.status()).isEqualTo(409);
         assertThat(sameLead.problem()).isEqualTo("subdomain-taken");
-        assertThat(sameLead.json().get("site_id").asLong()).isEqualTo(id);
+        assertThat(sameLead.json().get("site_id").asText()).isEqualTo(id);
         assertThat(sameLead.json().get("links").get("site").asText()).isEqualTo("/v1/sites/" + id);
         assertThat(sameLead.json().get("field").asText()).isEqualTo("subdomain");
 
@@ -92,20 +92,22 @@ class SiteApiTest {
         record Case(String body, int status, String field) {
         }
         List<Case> cases = List.of(
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"Not_A_Label\"}", 422, "subdomain"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"-bad-\"}", 422, "subdomain"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"www\"}", 422, "subdomain"),
-                new Case("{\"lead_id\":" + lead + "}", 422, "subdomain"),
-                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"Not_A_Label\"}", 422, "subdomain"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"-bad-\"}", 422, "subdomain"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"www\"}", 422, "subdomain"),
+                new Case("{\"lead_id\":\"" + lead + "\"}", 422, "subdomain"),
+                new Case("{\"lead_id\":\"12\",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
+                new Case("{\"lead_id\":\"lead_12\",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
+                new Case("{\"lead_id\":\"lead_" + "0".repeat(32) + "\",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
                 new Case("{\"lead_id\":1.5,\"subdomain\":\"abc-def\"}", 422, "lead_id"),
                 new Case("{\"lead_id\":99999999999999999999999,\"subdomain\":\"abc-def\"}", 422, "lead_id"),
                 new Case("{\"lead_id\":999999,\"subdomain\":\"abc-def\"}", 422, "lead_id"),
-                new Case("{\"lead_id\":" + otherLead + ",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":42}", 422, "subdomain"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"abc-def\",\"template\":[]}", 422, "template"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"abc-def\",\"plan\":\"Gold Plan\"}", 422, "plan"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"abc-def\",\"tempalte\":\"x\"}", 422, "tempalte"),
-                new Case("{\"lead_id\":" + lead + ",\"subdomain\":\"abc-def\"} trailing", 400, null),
+                new Case("{\"lead_id\":\"" + otherLead + "\",\"subdomain\":\"abc-def\"}", 422, "lead_id"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":42}", 422, "subdomain"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"abc-def\",\"template\":[]}", 422, "template"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"abc-def\",\"plan\":\"Gold Plan\"}", 422, "plan"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"abc-def\",\"tempalte\":\"x\"}", 422, "tempalte"),
+                new Case("{\"lead_id\":\"" + lead + "\",\"subdomain\":\"abc-def\"} trailing", 400, null),
                 new Case("not json", 400, null),
                 new Case("\"a string\"", 400, null));
         int n = 0;
@@ -123,7 +125,7 @@ class SiteApiTest {
 
     @Test
     void oversizedBodiesAre413WithOrWithoutContentLength() {
-        String huge = "{\"lead_id\":" + lead + ",\"subdomain\":\"" + "a".repeat(20_000) + "\"}";
+        String huge = "{\"lead_id\":\"" + lead + "\",\"subdomain\":\"" + "a".repeat(20_000) + "\"}";
         var declared = api.client.postSite(token, "huge-1", huge);
         assertThat(declared.status()).isEqualTo(413);
         assertThat(declared.problem()).isEqualTo("payload-too-large");
@@ -141,7 +143,7 @@ class SiteApiTest {
     @Test
     void anotherTenantsSiteIs404ForReadAndDelete() {
         String sub = ApiHarness.subdomain("private");
-        long id = api.client.postSite(token, "k-" + sub, ApiHarness.siteBody(lead, sub)).json().get("site_id").asLong();
+        String id = api.client.postSite(token, "k-" + sub, ApiHarness.siteBody(lead, sub)).json().get("site_id").asText();
 
         var read = api.client.get("/v1/sites/" + id, otherToken);
         assertThat(read.status()).isEqualTo(404);
@@ -150,46 +152,46 @@ class SiteApiTest {
         assertThat(api.client.get("/v1/sites/" + id, token).json().get("state").asText())
                 .as("the other tenant's delete changed nothing").isNotIn("deleting", "deleted");
         assertThat(api.client.get("/v1/sites?limit=100", otherToken).json().get("items"))
-                .noneMatch(item -> item.get("site_id").asLong() == id);
+                .noneMatch(item -> item.get("site_id").asText().equals(id));
         assertThat(api.client.delete("/v1/sites/999999", token).status()).isEqualTo(404);
     }
 
     @Test
     void deleteIs202AndRepeatingItIsHarmless() {
         String sub = ApiHarness.subdomain("gone");
-        long id = api.client.postSite(token, "k-" + sub, ApiHarness.siteBody(lead, sub)).json().get("site_id").asLong();
+        String id = api.client.postSite(token, "k-" + sub, ApiHarness.siteBody(lead, sub)).json().get("site_id").asText();
 
         var first = api.client.delete("/v1/sites/" + id, token);
         var second = api.client.delete("/v1/sites/" + id, token);
         assertThat(first.status()).isEqualTo(202);
         assertThat(second.status()).isEqualTo(202);
         assertThat(first.json().get("state").asText()).isEqualTo("deleting");
-        assertThat(first.json().get("receipt").get("site_id").asLong()).isEqualTo(id);
+        assertThat(first.json().get("receipt").get("site_id").asText()).isEqualTo(id);
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 api.client.get("/v1/sites/" + id, token).json().get("state").asText().equals("deleted"));
         var afterwards = api.client.delete("/v1/sites/" + id, token);
         assertThat(afterwards.status()).isEqualTo(202);
         assertThat(afterwards.json().get("state").asText()).isEqualTo("deleted");
-        assertThat(api.count("SELECT COUNT(*) FROM cv_flow WHERE kind = 'teardown-site' AND subject = ?", "site-" + id))
+        assertThat(api.count("SELECT COUNT(*) FROM cv_flow WHERE kind = 'teardown-site' AND subject = ?", "site-" + api.siteDbId(id)))
                 .as("one teardown, however many deletes").isEqualTo(1);
     }
 
     @Test
     void listsPageByCursorAndFilterByState() {
         String t = api.tenant().token();
-        long l = api.lead(t);
-        List<Long> ids = new ArrayList<>();
+        String l = api.lead(t);
+        List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             String sub = ApiHarness.subdomain("list");
-            ids.add(api.client.postSite(t, "k-" + sub, ApiHarness.siteBody(l, sub)).json().get("site_id").asLong());
+            ids.add(api.client.postSite(t, "k-" + sub, ApiHarness.siteBody(l, sub)).json().get("site_id").asText());
         }
-        List<Long> seen = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
         String cursor = null;
         int pages = 0;
         do {
             var page = api.client.get("/v1/sites?limit=2" + (cursor == null ? "" : "&cursor=" + cursor), t);
             assertThat(page.status()).isEqualTo(200);
-            page.json().get("items").forEach(item -> seen.add(item.get("site_id").asLong()));
+            page.json().get("items").forEach(item -> seen.add(item.get("site_id").asText()));
             assertThat(page.json().get("items").size()).isLessThanOrEqualTo(2);
             cursor = page.json().get("next_cursor").isNull() ? null : page.json().get("next_cursor").asText();
             pages++;
@@ -209,7 +211,7 @@ class SiteApiTest {
         await().atMost(Duration.ofSeconds(30)).until(
                 () -> api.client.get("/v1/sites?state=deleted", t).json().get("items").size() == 1);
         var deleted = api.client.get("/v1/sites?state=deleted", t).json().get("items");
-        assertThat(deleted.get(0).get("site_id").asLong()).isEqualTo(ids.get(1));
+        assertThat(deleted.get(0).get("site_id").asText()).isEqualTo(ids.get(1));
         assertThat(api.client.get("/v1/sites?state=deleting", t).json().get("items")).isEmpty();
         assertThat(api.client.get("/v1/sites?state=failed", t).json().get("items")).isEmpty();
     }
@@ -217,7 +219,7 @@ class SiteApiTest {
     @Test
     void invalidListParametersAre400NamingTheParameter() {
         for (String[] c : new String[][] {{"state=nope", "state"}, {"limit=0", "limit"}, {"limit=101", "limit"},
-                {"limit=ten", "limit"}, {"cursor=%21%21", "cursor"}, {"cursor=" + SitePage.cursor(0), "cursor"},
+                {"limit=ten", "limit"}, {"cursor=%21%21", "cursor"}, {"cursor=" + SitePage.cursor("site_" + "0".repeat(32)), "cursor"},
                 {"cursor=eHl6", "cursor"}}) {
             var r = api.client.get("/v1/sites?" + c[0], token);
             assertThat(r.status()).as(c[0]).isEqualTo(400);

@@ -22,9 +22,9 @@ class SiteFailureApiTest {
             // someone else's repository already holds the name at the git host
             api.service().resources().get(SiteResources.REPOSITORY)
                     .create(new CreateRequest(subdomain, null, null, Map.of()));
-            long lead = api.lead(t.token());
-            long id = api.client.postSite(t.token(), "fail-1", ApiHarness.siteBody(lead, subdomain)).json()
-                    .get("site_id").asLong();
+            String lead = api.lead(t.token());
+            String id = api.client.postSite(t.token(), "fail-1", ApiHarness.siteBody(lead, subdomain)).json()
+                    .get("site_id").asText();
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     api.client.get("/v1/sites/" + id, t.token()).json().get("state").asText().equals("failed"));
 

@@ -24,7 +24,7 @@ class TrialApiTest {
     private static final Duration TRIAL = Duration.ofSeconds(8);
     private ApiHarness api;
     private Tenants.Created tenant;
-    private long lead;
+    private String lead;
 
     @BeforeAll
     void start() {
@@ -38,26 +38,26 @@ class TrialApiTest {
         api.close();
     }
 
-    private long request(String prefix) {
+    private String request(String prefix) {
         String sub = ApiHarness.subdomain(prefix);
         var r = api.client.postSite(tenant.token(), "k-" + sub, ApiHarness.siteBody(lead, sub));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
         assertThat(r.json().get("subscription").asText()).isEqualTo("trial");
         assertThat(r.json().get("trial_days_left").asInt()).isEqualTo(1);
-        return r.json().get("site_id").asLong();
+        return r.json().get("site_id").asText();
     }
 
-    private JsonNode view(long id) {
+    private JsonNode view(String id) {
         return api.client.get("/v1/sites/" + id, tenant.token()).json();
     }
 
-    private long reminders(long id) {
-        return api.fixture.leaves().smtp().remindersForSite(Long.toString(id));
+    private long reminders(String id) {
+        return api.fixture.leaves().smtp().remindersForSite(Long.toString(api.siteDbId(id)));
     }
 
     @Test
     void aTrialNotSubscribedIsRemindedOnceThenTakenDownByItsTeardown() {
-        long id = request("lapse");
+        String id = request("lapse");
         String subdomain = view(id).get("subdomain").asText();
         Instant deadline = Instant.parse(view(id).get("receipt").get("subscription_deadline").asText());
         await().atMost(Duration.ofSeconds(30)).until(() -> view(id).get("state").asText().equals("active"));
@@ -79,7 +79,7 @@ class TrialApiTest {
                     .noneMatch(r -> r.naturalKey().contains(subdomain));
         }
         assertThat(reminders(id)).as("one reminder however often the scan ran").isEqualTo(1);
-        assertThat(api.fixture.leaves().smtp().countForSite(Long.toString(id))).as("the welcome email").isEqualTo(1);
+        assertThat(api.fixture.leaves().smtp().countForSite(Long.toString(api.siteDbId(id)))).as("the welcome email").isEqualTo(1);
 
         var late = api.client.post("/v1/sites/" + id + "/subscription", tenant.token(), "");
         assertThat(late.status()).as(late.toString()).isEqualTo(409);
@@ -90,7 +90,7 @@ class TrialApiTest {
 
     @Test
     void aSubscribedSiteOutlivesItsTrialAndGetsNoReminder() throws Exception {
-        long id = request("keep");
+        String id = request("keep");
         var first = api.client.post("/v1/sites/" + id + "/subscription", tenant.token(), "");
         assertThat(first.status()).as(first.toString()).isEqualTo(200);
         assertThat(first.json().get("receipt").get("subscription").asText()).isEqualTo("subscribed");
@@ -108,7 +108,7 @@ class TrialApiTest {
 
     @Test
     void onlyTheTenantsServiceTokenSubscribesAndOnlyItsOwnSites() {
-        long id = request("scope");
+        String id = request("scope");
         var agent = api.client.post("/v1/sites/" + id + "/subscription", api.token(tenant, Scope.AGENT), "");
         assertThat(agent.status()).isEqualTo(403);
         var approver = api.client.post("/v1/sites/" + id + "/subscription", api.token(tenant, Scope.APPROVER), "");

@@ -236,13 +236,13 @@ class McpHttpToolsTest {
         Account b = account("scope-b");
         try (McpSyncClient ca = McpTestClients.http(api.port(), a.token());
                 McpSyncClient cb = McpTestClients.http(api.port(), b.token())) {
-            long site = id(structured(call(ca, "create_site", Map.of("lead_id", a.lead().id(), "subdomain", "scoped-a"))));
+            String site = id(structured(call(ca, "create_site", Map.of("lead_id", a.lead().publicId(), "subdomain", "scoped-a"))));
             assertThat(structured(call(ca, "get_site_status", Map.of("site_id", site)))).containsEntry("subdomain", "scoped-a");
             McpSchema.CallToolResult foreign = call(cb, "get_site_status", Map.of("site_id", site));
             assertThat(foreign.isError()).isTrue();
             assertThat(structured(foreign)).containsEntry("error", "site_not_found");
             Map<String, Object> mine = structured(call(ca, "check_url", Map.of("subdomain", "scoped-a")));
-            assertThat((Map<String, Object>) mine.get("subdomain")).containsEntry("your_site_id", (int) site);
+            assertThat((Map<String, Object>) mine.get("subdomain")).containsEntry("your_site_id", site);
         }
     }
 

@@ -41,7 +41,7 @@ public final class McpTestClients {
         return ((McpSchema.TextContent) r.content().get(0)).text();
     }
 
-    public static long id(Map<String, Object> structured) {
-        return ((Number) structured.get("site_id")).longValue();
+    public static String id(Map<String, Object> structured) {
+        return (String) structured.get("site_id");
     }
 }

@@ -33,7 +33,7 @@ class ToolRunnerTest {
         store = TestStores.h2(true, EngineClock.database());
         Provisioning.migrate(store);
         approvals = new Approvals(store);
-        runner = new ToolRunner(approvals);
+        runner = new ToolRunner(approvals, (tenant, ref) -> Optional.of(ref.legacyId()));
     }
 
     @AfterEach
@@ -45,7 +45,7 @@ class ToolRunnerTest {
         SiteTool.ApprovalGate gate = ToolSafety.freelyCallable(safety) ? null
                 : new SiteTool.ApprovalGate(ApprovalAction.DELETE_SITE, id -> "ask a person about site " + id);
         return new SiteTool("t", "T", "A tool.", safety, false, new ToolArgs(List.of(
-                ToolArg.integer(SiteTool.SITE_ID, "site").required(), ToolArg.string(SiteTool.APPROVAL_TOKEN, "approval"))),
+                SiteTool.siteIdArg(), ToolArg.string(SiteTool.APPROVAL_TOKEN, "approval"))),
                 gate, handler);
     }
 
