@@ -38,6 +38,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
     private volatile dev.converge.provisioning.assistant.AssistantTurn assistant;
     private final dev.converge.provisioning.hand.OperatorActions hand;
     private volatile dev.converge.provisioning.site.TrialDeadlines trials;
+    private volatile Sites admitting;
 
     private Provisioning(Store store, ProvisioningConfig config, NodeOptions node,
             dev.converge.provisioning.assistant.ModelSettings model) {
@@ -52,7 +53,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.jobs = node.jobs();
         SiteStore siteStore = new SiteStore(Dialect.of(store));
         Receipts receipts = new Receipts(config, resources, store.clock()::localNow);
-        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts)
+        SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts, this::admitQueued)
                 .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
         Converge.Builder b = Converge.builder(store).metrics(meters).installation(config.tags().installation());
@@ -84,6 +85,13 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         }
         b.recurring(dev.converge.provisioning.site.TrialDeadlines.recurring(
                 dev.converge.provisioning.site.TrialDeadlines.every(config.trialReminder())));
+        // sites waiting their turn: started as provisionings end, and by one recurring job for the cluster
+        if (node.concurrency() > 0) {
+            b.handle(dev.converge.provisioning.site.AdmitSites.TYPE, (slot, ctx) -> admitQueued());
+        } else {
+            b.declare(dev.converge.provisioning.site.AdmitSites.TYPE);
+        }
+        b.recurring(dev.converge.provisioning.site.AdmitSites.recurring());
         this.engine = steps.register(b, node.jobs(), node.concurrency() > 0).build();
         this.conversations = new dev.converge.provisioning.conversation.Conversations(store, engine, turns,
                 model.turnTimeout().plus(model.callTimeout()));
@@ -95,12 +103,21 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
                     token -> java.util.Optional.of(config.mailLookup().accepted(token)));
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
-                receipts, config.trialWindow(), events, config.subdomainHold());
+                receipts, config.trialWindow(), events, config.subdomainHold(), config.provisioningsInFlight());
+        this.admitting = sites;
         this.trials = new dev.converge.provisioning.site.TrialDeadlines(store, engine, siteStore, sites, node.jobs(),
                 config.trialReminder());
         this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
         ServiceMetrics.bind(meters, engine, store);
         this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);
+    }
+
+    /** Starts waiting provisionings while there is room (nothing before the service is built). */
+    private void admitQueued() {
+        Sites s = admitting;
+        if (s != null) {
+            s.admitQueued();
+        }
     }
 
     /** Migrates the service's schema (the engine's is migrated by the store) and starts the node. */

@@ -59,7 +59,7 @@ public final class LocalLeaves implements AutoCloseable {
                 new LicenseConfig(http(LeafSim.LICENSE, callTimeout)),
                 database,
                 smtp.config("welcome@sites.example"),
-                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null);
+                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null, 0);
     }
 
     private HttpLeafConfig http(String leaf, Duration timeout) {

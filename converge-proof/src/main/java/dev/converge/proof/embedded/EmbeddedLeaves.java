@@ -58,7 +58,7 @@ public final class EmbeddedLeaves implements AutoCloseable {
                 new LicenseConfig(http(LeafSim.LICENSE, callTimeout)),
                 database,
                 smtp.config("welcome@sites.example"),
-                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null);
+                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null, 0);
     }
 
     private HttpLeafConfig http(String leaf, Duration timeout) {

@@ -28,6 +28,8 @@ import java.util.regex.Pattern;
  *                          ({@code converge:<installation>:<site-N>}); null for the default installation
  * @param subdomainHold     how long a deleted site's subdomain stays its tenant's before another tenant may
  *                          take it; null for {@link #DEFAULT_SUBDOMAIN_HOLD}, zero for no hold
+ * @param provisioningsInFlight site provisionings run at once; a request beyond waits its turn, a tenant
+ *                          with fewer in flight first; 0 for {@link #DEFAULT_PROVISIONINGS_IN_FLIGHT}
  */
 public record ProvisioningConfig(
         String baseDomain,
@@ -43,7 +45,11 @@ public record ProvisioningConfig(
         SmtpConfig smtp,
         MailLookup mailLookup,
         ResourceTags tags,
-        Duration subdomainHold) {
+        Duration subdomainHold,
+        int provisioningsInFlight) {
+
+    /** Provisionings run at once unless configured: enough to keep a few nodes' workers busy. */
+    public static final int DEFAULT_PROVISIONINGS_IN_FLIGHT = 100;
 
     /** A released subdomain is its tenant's for 30 days. */
     public static final Duration DEFAULT_SUBDOMAIN_HOLD = Duration.ofDays(30);
@@ -83,17 +89,28 @@ public record ProvisioningConfig(
         if (subdomainHold.isNegative() || subdomainHold.compareTo(Duration.ofDays(3650)) > 0) {
             throw new IllegalArgumentException("--subdomain-hold must be between 0 and 3650 days, was " + subdomainHold);
         }
+        provisioningsInFlight = provisioningsInFlight == 0 ? DEFAULT_PROVISIONINGS_IN_FLIGHT : provisioningsInFlight;
+        if (provisioningsInFlight < 1 || provisioningsInFlight > 100_000) {
+            throw new IllegalArgumentException("--provisionings-in-flight must be between 1 and 100000, was "
+                    + provisioningsInFlight);
+        }
     }
 
     /** This configuration for another installation. */
     public ProvisioningConfig withTags(ResourceTags t) {
         return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
-                license, database, smtp, mailLookup, t, subdomainHold);
+                license, database, smtp, mailLookup, t, subdomainHold, provisioningsInFlight);
     }
 
     /** This configuration with another hold on released subdomains. */
     public ProvisioningConfig withSubdomainHold(Duration hold) {
         return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
-                license, database, smtp, mailLookup, tags, hold);
+                license, database, smtp, mailLookup, tags, hold, provisioningsInFlight);
+    }
+
+    /** This configuration running {@code n} provisionings at once. */
+    public ProvisioningConfig withProvisioningsInFlight(int n) {
+        return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
+                license, database, smtp, mailLookup, tags, subdomainHold, n);
     }
 }

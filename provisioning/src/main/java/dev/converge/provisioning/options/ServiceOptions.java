@@ -59,6 +59,11 @@ public final class ServiceOptions {
             + "site's subdomain stays its tenant's before another tenant may take it (default 30d; 0s for none).")
     Duration subdomainHold;
 
+    @Option(names = "--provisionings-in-flight", defaultValue = "100", description = "Site provisionings the "
+            + "service runs at once; more wait their turn, a tenant with fewer in flight first (default "
+            + "${DEFAULT-VALUE}; give every node the same).")
+    int provisioningsInFlight;
+
     @Option(names = "--account-url", description = "Account page stated in receipts and trial reminders ({site_id} is "
             + "replaced). Default: the site on this API, <public-url>/v1/sites/{site_id}.")
     String accountUrl;
@@ -197,7 +202,7 @@ public final class ServiceOptions {
                 new LicenseConfig(http("license")),
                 db,
                 SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),
-                mailLookup, tags(), subdomainHold);
+                mailLookup, tags(), subdomainHold, provisioningsInFlight);
     }
 
     /** The tags of {@code --installation}, keyed by CONVERGE_INSTALLATION_SECRET when it is set. */

@@ -56,7 +56,7 @@ public final class Receipts {
         Map<String, String> links = new LinkedHashMap<>();
         links.put("self", "/v1/sites/" + site.publicId());
         links.put("lead", "/v1/leads/" + site.leadPublicId());
-        return new Receipt(site.publicId(), site.state().sql(), message(site.state()), expectedUrl(site.subdomain()),
+        return new Receipt(site.publicId(), site.state().sql(), message(site), expectedUrl(site.subdomain()),
                 new Receipt.Details(site.subdomain(), site.template(), site.plan(), site.leadPublicId(),
                         site.createdAt().truncatedTo(ChronoUnit.MILLIS).toString(), resources.planned()),
                 account, site.subscription().sql(), deadline, daysLeft, note, nextSteps(site), links);
@@ -76,8 +76,12 @@ public final class Receipts {
         return "https://" + subdomain + "." + config.baseDomain();
     }
 
-    private static String message(SiteState state) {
-        return switch (state) {
+    private static String message(Site site) {
+        if (site.state() == SiteState.PROVISIONING && site.provisionFlowId() == null) {
+            return "Site provisioning is queued: it starts as soon as the service has room, in turn with other "
+                    + "requests.";
+        }
+        return switch (site.state()) {
             case PROVISIONING -> "Site provisioning has started.";
             case ACTIVE -> "The site is live.";
             case FAILED -> "Provisioning failed; everything created for the site was removed.";

@@ -16,6 +16,12 @@ public record Site(long id, long tenantId, long leadId, String subdomain, String
         Instant createdAt, Instant updatedAt, Subscription subscription, Instant trialEndsAt, Instant subscribedAt,
         String publicId, String leadPublicId) {
 
+    /** This site with its provisioning flow (null: queued for admission) and stored receipt. */
+    public Site withProvisionFlow(Long flowId, String receiptJson) {
+        return new Site(id, tenantId, leadId, subdomain, template, plan, state, flowId, teardownFlowId, receiptJson,
+                confirmation, failure, createdAt, updatedAt, subscription, trialEndsAt, subscribedAt, publicId, leadPublicId);
+    }
+
     /** The subject of this site's flows and ledger entries. */
     public String subject() {
         return subjectOf(id);

@@ -49,11 +49,14 @@ public final class SiteSteps {
     private final SmtpMailer mailer;
     private final ProvisioningConfig config;
     private final Receipts receipts;
+    private final Runnable settled;
     private StepHandlers replacement;
     private SiteJobs jobs;
 
+    /** @param settled run when a site's provisioning ended (active, failed): the next waiting site may start */
     public SiteSteps(Store store, SiteStore sites, Leads leads, Events events, SiteResources resources,
-            ProvisioningConfig config, Receipts receipts) {
+            ProvisioningConfig config, Receipts receipts, Runnable settled) {
+        this.settled = settled;
         this.store = store;
         this.sites = sites;
         this.leads = leads;
@@ -154,13 +157,17 @@ public final class SiteSteps {
                 .filter(e -> e.state() == LedgerState.CONFIRMED)
                 .map(e -> Map.of("kind", e.kind(), "natural_key", e.naturalKey(), "leaf_id", e.leafId())).toList());
         String json = JSON.writeValueAsString(confirmation);
-        store.inTransaction(c -> {
+        boolean confirmed = store.inTransaction(c -> {
             if (sites.confirm(c, site.id(), json, store.clock().sqlNow())) {
                 leads.setStatus(c, site.leadId(), LeadStatus.CUSTOMER);
                 events.record(c, site.tenantId(), site.id(), "site.active", receipts.expectedUrl(site.subdomain()));
+                return true;
             }
-            return null;
+            return false;
         });
+        if (confirmed) {
+            admitNext();
+        }
         if (site(site.id()).state() == SiteState.ACTIVE) {
             ctx.enqueue(Job.of(jobs.welcome, ref).uniqueKey(welcomeKey(site.id())));
         }
@@ -209,12 +216,25 @@ public final class SiteSteps {
         if (from == to) {
             return;
         }
-        store.inTransaction(c -> {
+        boolean moved = store.inTransaction(c -> {
             if (sites.move(c, site.id(), from, to, why, store.clock().sqlNow())) {
                 events.record(c, site.tenantId(), site.id(), attention ? "site.needs_attention" : "site.failed", why);
+                return true;
             }
-            return null;
+            return false;
         });
+        if (moved) {
+            admitNext();
+        }
+    }
+
+    /** A provisioning ended: the next waiting site starts now (if this fails, the recurring admission does). */
+    private void admitNext() {
+        try {
+            settled.run();
+        } catch (RuntimeException e) {
+            log.warn("the next waiting site was not admitted now ({}); the recurring admission will", e.toString());
+        }
     }
 
     void teardown(SiteRef ref, JobContext ctx) {

@@ -28,6 +28,9 @@ public final class SiteStore {
     private final Sql insertWithTrial;
     private final Sql claimSubdomain;
     private final Sql byPublicId;
+    private final Sql provisioningHead;
+    private final Sql nextQueued;
+    private final Sql admit;
     private final Sql retakeSubdomain;
     private final Sql subdomainHolder;
     private final Sql freeSubdomain;
@@ -67,6 +70,17 @@ public final class SiteStore {
                 + "AND site_id = :site_id AND released_at IS NULL");
         get = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
         byPublicId = Sql.of(d, "SELECT id FROM pv_site WHERE public_id = :public_id AND tenant_id = :tenant_id");
+        // the oldest provisioning sites, in flight (with a flow) or queued (without): at most :n of them
+        provisioningHead = Sql.of(d, "SELECT provision_flow_id FROM pv_site WHERE state = 'provisioning' AND id <> :self "
+                + "ORDER BY id LIMIT :n");
+        // queued sites, fairest first: a tenant with fewer provisionings in flight, then its older requests
+        nextQueued = Sql.of(d, "SELECT q.id FROM (SELECT id, tenant_id, ROW_NUMBER() OVER (PARTITION BY tenant_id "
+                + "ORDER BY id) AS rn FROM pv_site WHERE state = 'provisioning' AND provision_flow_id IS NULL) q "
+                + "LEFT JOIN (SELECT tenant_id, COUNT(*) AS n FROM pv_site WHERE state = 'provisioning' "
+                + "AND provision_flow_id IS NOT NULL GROUP BY tenant_id) f ON f.tenant_id = q.tenant_id "
+                + "ORDER BY COALESCE(f.n, 0) + q.rn, q.id LIMIT :limit");
+        admit = Sql.of(d, "UPDATE pv_site SET provision_flow_id = :flow_id WHERE id = :id AND state = 'provisioning' "
+                + "AND provision_flow_id IS NULL");
         getAnyTenant = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
         list = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
                 + "ORDER BY id LIMIT :limit");
@@ -167,7 +181,35 @@ public final class SiteStore {
                 : listByState.query(c, p.text("state", state.sql()), SiteStore::row);
     }
 
-    public void setProvisionFlow(Connection c, long id, long flowId, String receipt) throws SQLException {
+    /**
+     * Provisionings in flight (a flow started) and whether any waits for admission, looking at no more
+     * than the oldest {@code cap + 1} provisioning sites: enough to tell whether there is room.
+     *
+     * @param self a site being requested, left out (0: none)
+     */
+    public Admission admission(Connection c, int cap, long self) throws SQLException {
+        List<Long> head = provisioningHead.query(c, Params.of().integer("n", cap + 1).bigint("self", self),
+                rs -> Sql.nullableLong(rs, 1));
+        long inFlight = head.stream().filter(java.util.Objects::nonNull).count();
+        return new Admission((int) inFlight, inFlight < head.size());
+    }
+
+    /** What {@link #admission} saw: provisionings in flight (up to cap + 1) and whether a site waits. */
+    public record Admission(int inFlight, boolean queued) {
+    }
+
+    /** Up to {@code limit} queued sites, the fairest first (see the statement). */
+    public List<Long> nextQueued(Connection c, int limit) throws SQLException {
+        return nextQueued.query(c, Params.of().integer("limit", limit), rs -> rs.getLong(1));
+    }
+
+    /** Gives a queued site its provisioning flow; false if it was admitted, deleted or retried meanwhile. */
+    public boolean admit(Connection c, long id, long flowId) throws SQLException {
+        return admit.update(c, Params.of().bigint("id", id).bigint("flow_id", flowId)) == 1;
+    }
+
+    /** @param flowId null for a site queued for admission */
+    public void setProvisionFlow(Connection c, long id, Long flowId, String receipt) throws SQLException {
         setFlow.update(c, Params.of().bigint("id", id).bigint("flow_id", flowId).text("receipt", receipt));
     }
 

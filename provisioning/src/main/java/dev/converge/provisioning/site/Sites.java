@@ -63,14 +63,21 @@ public final class Sites {
     private final java.time.Duration trial;
     private final dev.converge.provisioning.event.Events events;
     private final java.time.Duration subdomainHold;
+    private final int inFlightCap;
+    private final java.util.concurrent.locks.ReentrantLock admitting = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.atomic.AtomicBoolean admitAgain = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param trial         how long a new site's trial lasts, or null for none (its sites never expire)
      * @param subdomainHold how long a deleted site's subdomain stays its tenant's
+     * @param inFlightCap   provisionings the service runs at once; a request beyond waits its turn, fairly
+     *                      between tenants ({@link #admitQueued})
      */
     public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts,
-            java.time.Duration trial, dev.converge.provisioning.event.Events events, java.time.Duration subdomainHold) {
+            java.time.Duration trial, dev.converge.provisioning.event.Events events, java.time.Duration subdomainHold,
+            int inFlightCap) {
         this.subdomainHold = subdomainHold;
+        this.inFlightCap = inFlightCap;
         this.store = store;
         this.engine = engine;
         this.sites = sites;
@@ -100,10 +107,14 @@ public final class Sites {
                 }
                 Site site = sites.get(c, id).orElseThrow();
                 engine.tokens().add(c, SiteJobs.WELCOME_POOL, newToken(), site.subject());
-                FlowRun run = engine.flows().start(c, flows.provisioning(site.id(), site.subject()));
-                Receipt receipt = receipts.of(site);
-                sites.setProvisionFlow(c, id, run.flowId(), json(receipt));
-                return new Created(sites.get(c, id).orElseThrow(), receipt);
+                // room now and nobody waiting: provisioning starts with the request; else it waits its turn
+                SiteStore.Admission room = sites.admission(c, inFlightCap, id);
+                Long flowId = room.queued() || room.inFlight() >= inFlightCap ? null
+                        : engine.flows().start(c, flows.provisioning(site.id(), site.subject())).flowId();
+                Receipt receipt = receipts.of(site.withProvisionFlow(flowId, null));
+                String receiptJson = json(receipt);
+                sites.setProvisionFlow(c, id, flowId, receiptJson);
+                return new Created(site.withProvisionFlow(flowId, receiptJson), receipt);
             });
         } catch (Taken t) {
             Optional<Site> holder = store.withConnection(c -> sites.subdomainHolder(c, req.subdomain(), tenantId,
@@ -116,6 +127,68 @@ public final class Sites {
                         }
                     }));
             return new SubdomainTaken(req.subdomain(), holder.filter(s -> s.leadId() == req.leadId()));
+        }
+    }
+
+    /**
+     * Starts the provisioning of queued sites while there is room: a tenant with fewer provisionings
+     * in flight goes first, then the oldest request, so one tenant's flood waits behind its own
+     * requests and not another tenant's. Each admission is its own transaction and conditional (a
+     * site admitted, deleted or retried meanwhile is left alone), so runs on several nodes at once
+     * admit each site once; the cap is soft by what they admit together in one moment. On one node,
+     * one thread admits at a time: a call while another admits has that one look again.
+     *
+     * @return sites admitted by this call
+     */
+    public int admitQueued() {
+        admitAgain.set(true);
+        int admitted = 0;
+        while (admitAgain.get() && admitting.tryLock()) {
+            try {
+                admitAgain.set(false);
+                admitted += admitRounds();
+            } finally {
+                admitting.unlock();
+            }
+        }
+        return admitted;
+    }
+
+    private int admitRounds() {
+        int admitted = 0;
+        for (int round = 0; round < 100; round++) {
+            List<Long> next = store.withConnection(c -> {
+                SiteStore.Admission room = sites.admission(c, inFlightCap, 0);
+                int free = inFlightCap - room.inFlight();
+                return !room.queued() || free <= 0 ? List.<Long>of() : sites.nextQueued(c, free);
+            });
+            if (next.isEmpty()) {
+                return admitted;
+            }
+            for (long id : next) {
+                if (admit(id)) {
+                    admitted++;
+                }
+            }
+        }
+        return admitted;
+    }
+
+    private boolean admit(long id) {
+        try {
+            return store.inTransaction(c -> {
+                Optional<Site> site = sites.get(c, id);
+                if (site.isEmpty() || site.get().state() != SiteState.PROVISIONING || site.get().provisionFlowId() != null) {
+                    return false;
+                }
+                FlowRun run = engine.flows().start(c, flows.provisioning(id, site.get().subject()));
+                if (!sites.admit(c, id, run.flowId())) {
+                    throw new Taken(); // admitted by another node first: its flow stands, this one rolls back
+                }
+                return true;
+            });
+        } catch (Taken t) {
+            return false;
         }
     }
 

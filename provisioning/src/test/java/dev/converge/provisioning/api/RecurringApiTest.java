@@ -71,7 +71,8 @@ class RecurringApiTest {
         try (Provisioning apiOnly = Provisioning.start(api.service().store(), api.service().config(),
                 NodeOptions.defaults().withConcurrency(0).withoutMaintenance().withPurgeEvery(Duration.ofSeconds(1)))) {
             assertThat(apiOnly.engine().recurring().list()).extracting(RecurringView::name)
-                    .containsExactlyInAnyOrder(ExpiredPurge.NAME, dev.converge.provisioning.site.TrialDeadlines.NAME);
+                    .containsExactlyInAnyOrder(ExpiredPurge.NAME, dev.converge.provisioning.site.TrialDeadlines.NAME,
+                            dev.converge.provisioning.site.AdmitSites.NAME);
             long before = api.count("SELECT COUNT(*) FROM cv_job WHERE kind = ?", ExpiredPurge.NAME);
             await().atMost(Duration.ofSeconds(20)).until(() -> api.count(
                     "SELECT COUNT(*) FROM cv_job WHERE kind = ?", ExpiredPurge.NAME) >= before + 3);
