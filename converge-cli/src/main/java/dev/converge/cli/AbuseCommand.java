@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 
 /** {@code converge abuse}: the API's front door tried as an attacker would, beside a legitimate client. */
 @Command(name = "abuse", mixinStandardHelpOptions = true,
-        description = {"Attacks a running server (slow clients, made-up tokens, made-up HTTP methods, a noisy tenant), "
+        description = {"Attacks a running server (slow clients, made-up tokens, made-up HTTP methods, a noisy tenant writing, "
+                + "a noisy tenant requesting sites), "
                 + "each beside a legitimate client, and prints what the legitimate client saw, the /metrics series "
                 + "count before and after, and the token lookups per attacking request.",
                 "Tokens come from the environment: CONVERGE_TOKEN (the legitimate tenant's service token), "
@@ -51,7 +52,7 @@ final class AbuseCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     int legitRate;
 
-    @Option(names = "--only", split = ",", description = "Run only these: none, slow, tokens, methods, noisy (default: all).")
+    @Option(names = "--only", split = ",", description = "Run only these: none, slow, tokens, methods, sites, noisy (default: all).")
     java.util.Set<String> only = new java.util.LinkedHashSet<>();
 
     @Override

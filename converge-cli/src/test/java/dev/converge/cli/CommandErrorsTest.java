@@ -130,6 +130,6 @@ class CommandErrorsTest {
         cl.setExecutionExceptionHandler(Main::report);
         cl.setErr(new PrintWriter(err, true));
         assertThat(cl.execute("--only", "slow,bogus")).isNotZero();
-        assertThat(err.toString()).contains("--only takes none, slow, tokens, methods, noisy; got bogus");
+        assertThat(err.toString()).contains("--only takes none, slow, tokens, methods, sites, noisy; got bogus");
     }
 }

@@ -25,7 +25,7 @@ public final class Abuse {
     public record Options(URI server, String token, String noisyToken, String operatorToken, String attackerAddress,
             int slowSockets, int tokens, int methods, Duration phase, int legitPerSecond, java.util.Set<String> only) {
         /** The attacks by the names {@code --only} takes. */
-        public static final List<String> ATTACKS = List.of("none", "slow", "tokens", "methods", "noisy");
+        public static final List<String> ATTACKS = List.of("none", "slow", "tokens", "methods", "sites", "noisy");
 
         public Options {
             Objects.requireNonNull(server, "server");
@@ -83,7 +83,10 @@ public final class Abuse {
                     case "slow" -> Attacks.slowClients(o.server(), o.attackerAddress(), o.slowSockets());
                     case "tokens" -> Attacks.randomTokens(o.server(), o.attackerAddress(), o.tokens());
                     case "methods" -> Attacks.randomMethods(o.server(), o.attackerAddress(), o.methods());
-                    default -> Attacks.noisyTenant(o.server(), o.noisyToken());
+                    case "noisy" -> Attacks.noisyTenant(o.server(), o.noisyToken());
+                    // a tenant, not an attacker: from the legitimate client's address, whose failed-authentication
+                    // budget the made-up tokens did not spend
+                    default -> Attacks.noisySites(o.server(), null, o.noisyToken());
                 });
             }
         }
@@ -96,13 +99,19 @@ public final class Abuse {
         for (Attack a : attacks) {
             Scrape before = scrape();
             a.start();
-            Legit.Seen seen = legit.during(o.phase());
+            // against a flood of sites the legitimate tenant's own sites are timed, from request to live
+            Legit.Seen seen = a.name().equals("noisy sites") ? legit.sitesDuring(o.phase(), Duration.ofMillis(500))
+                    : legit.during(o.phase());
             long attacking = a.stop();
             Thread.sleep(200); // the last answers counted before the scrape
             Scrape after = scrape();
             Phase p = new Phase(a.name(), attacking, a.answers(), seen.sent(), seen.served(), seen.p50Micros(),
                     seen.p99Micros(), before.series(), after.series(), before.lookups(), after.lookups());
             phases.add(p);
+            if (a.name().equals("noisy sites")) {
+                out.printf("%-18s legitimate sites requested every 500 ms; ok = live within %d s, p50/p99 = request to live%n",
+                        "", Legit.SITE_WAIT.toSeconds());
+            }
             out.printf("%-18s %10d %8.2f%% %9.1f %9.1f %8d → %-8d %14.3f  %s%n", p.attack(), p.attacking(),
                     100 * seen.successRate(), seen.p50Micros() / 1000.0, seen.p99Micros() / 1000.0, p.seriesBefore(),
                     p.seriesAfter(), p.lookupsPerAttackingRequest(), p.answers());

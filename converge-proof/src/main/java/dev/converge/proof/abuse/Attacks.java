@@ -162,6 +162,39 @@ final class Attacks {
     }
 
     /**
+     * Another tenant requesting sites as fast as its limits let it, on 8 threads from {@code from}, a
+     * new connection per request: a lead, then a site for it under a new key. What it asks of the workers is what the legitimate tenant's sites
+     * must not wait behind.
+     */
+    static Attack noisySites(URI server, String from, String token) {
+        String run = Long.toString(System.nanoTime() & 0xffffff, 36);
+        AtomicInteger n = new AtomicInteger();
+        return new Flood(8, Long.MAX_VALUE) {
+            @Override
+            public String name() {
+                return "noisy sites";
+            }
+
+            @Override
+            int once() throws IOException, InterruptedException {
+                int i = n.incrementAndGet();
+                RawHttp.Answer lead = RawHttp.exchange(from, server, "POST", "/v1/leads", "Bearer " + token,
+                        "{\"name\":\"Noisy " + i + "\",\"email\":\"noisy" + i + "@example.com\"}", null, true);
+                java.util.regex.Matcher id = LEAD_ID.matcher(lead.rest());
+                if (lead.status() != 201 || !id.find()) {
+                    return lead.status();
+                }
+                return RawHttp.exchange(from, server, "POST", "/v1/sites", "Bearer " + token, "{\"lead_id\":\""
+                        + id.group() + "\",\"subdomain\":\"noisy-" + run + "-" + i + "\"}", "noisy-" + run + "-" + i,
+                        false).status();
+            }
+        };
+    }
+
+    static final java.util.regex.Pattern LEAD_ID = java.util.regex.Pattern.compile("lead_[0-9a-f]{32}");
+    static final java.util.regex.Pattern SITE_ID = java.util.regex.Pattern.compile("site_[0-9a-f]{32}");
+
+    /**
      * Slow clients: {@code sockets} connections from one address, each sending a request line and
      * then one header line every 3 s, never finishing the request (so an idle timeout never fires);
      * a connection the server closes is opened again a second later, as a real attacker would.

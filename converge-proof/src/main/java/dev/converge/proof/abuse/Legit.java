@@ -77,6 +77,81 @@ final class Legit {
         return new Seen(sent.get(), served.get(), percentile(sorted, 0.50), percentile(sorted, 0.99));
     }
 
+    /**
+     * Over {@code length}, one site requested every {@code every} (a lead, then the site), each followed
+     * until it is active: what is measured is the time from the request to the site being live, and
+     * a site counts as served when it is active within {@link #SITE_WAIT}.
+     */
+    Seen sitesDuring(Duration length, Duration every) throws InterruptedException {
+        List<Long> micros = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger served = new AtomicInteger();
+        AtomicInteger sent = new AtomicInteger();
+        String run = Long.toString(System.nanoTime() & 0xffffff, 36);
+        ExecutorService watchers = Executors.newCachedThreadPool();
+        long end = System.nanoTime() + length.toNanos();
+        try {
+            while (System.nanoTime() < end) {
+                int n = sent.incrementAndGet();
+                watchers.execute(() -> {
+                    long t0 = System.nanoTime();
+                    try {
+                        if (siteActive(run + "-" + n, t0 + SITE_WAIT.toNanos())) {
+                            served.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        // not served
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                    micros.add((System.nanoTime() - t0) / 1_000);
+                });
+                Thread.sleep(every.toMillis());
+            }
+        } finally {
+            watchers.shutdown();
+            watchers.awaitTermination(SITE_WAIT.toSeconds() + 30, TimeUnit.SECONDS);
+        }
+        List<Long> sorted = new ArrayList<>(micros);
+        Collections.sort(sorted);
+        return new Seen(sent.get(), served.get(), percentile(sorted, 0.50), percentile(sorted, 0.99));
+    }
+
+    /** How long a legitimate site may take to go live and still count as served. */
+    static final Duration SITE_WAIT = Duration.ofSeconds(30);
+
+    /** One request's whole answer on a new connection ("" when it was not answered 2xx). */
+    private String body(String method, String path, String json, String key) throws IOException {
+        RawHttp.Answer a = RawHttp.exchange(null, server, method, path, "Bearer " + token, json, key, true);
+        return a.status() / 100 == 2 ? a.rest() : "";
+    }
+
+    private boolean siteActive(String name, long deadlineNanos) throws IOException, InterruptedException {
+        String lead = body("POST", "/v1/leads", "{\"name\":\"Legit " + name + "\",\"email\":\"legit-" + name
+                + "@example.com\"}", null);
+        java.util.regex.Matcher l = Attacks.LEAD_ID.matcher(lead);
+        if (!l.find()) {
+            return false;
+        }
+        String receipt = body("POST", "/v1/sites", "{\"lead_id\":\"" + l.group() + "\",\"subdomain\":\"legit-" + name
+                + "\"}", "legit-" + name);
+        java.util.regex.Matcher s = Attacks.SITE_ID.matcher(receipt);
+        if (!s.find()) {
+            return false;
+        }
+        while (System.nanoTime() < deadlineNanos) {
+            String site = body("GET", "/v1/sites/" + s.group(), null, null);
+            if (site.contains("\"state\":\"active\"")) {
+                return true;
+            }
+            if (site.contains("\"state\":\"failed\"")) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
     static long percentile(List<Long> sorted, double p) {
         if (sorted.isEmpty()) {
             return 0;

@@ -40,11 +40,24 @@ final class RawHttp {
     /** {@link #status} with a JSON body (null for none). */
     static int status(String from, URI server, String method, String path, String authorization, String json)
             throws IOException {
+        return exchange(from, server, method, path, authorization, json, null, false).status();
+    }
+
+    /** An answer: its status (-1: closed without one) and, when asked for, everything after the status line. */
+    record Answer(int status, String rest) {
+    }
+
+    /** One request with an optional JSON body and {@code Idempotency-Key}; reads the whole answer if {@code whole}. */
+    static Answer exchange(String from, URI server, String method, String path, String authorization, String json,
+            String idempotencyKey, boolean whole) throws IOException {
         try (Socket s = connect(from, server, 5_000)) {
             StringBuilder req = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ")
                     .append(server.getHost()).append("\r\nConnection: close\r\n");
             if (authorization != null) {
                 req.append("Authorization: ").append(authorization).append("\r\n");
+            }
+            if (idempotencyKey != null) {
+                req.append("Idempotency-Key: ").append(idempotencyKey).append("\r\n");
             }
             byte[] body = json == null ? new byte[0] : json.getBytes(StandardCharsets.UTF_8);
             if (json != null) {
@@ -61,7 +74,8 @@ final class RawHttp {
                 line.append((char) ch);
             }
             String[] parts = line.toString().split(" ");
-            return parts.length >= 2 && parts[1].matches("\\d{3}") ? Integer.parseInt(parts[1]) : -1;
+            int status = parts.length >= 2 && parts[1].matches("\\d{3}") ? Integer.parseInt(parts[1]) : -1;
+            return new Answer(status, whole ? new String(in.readAllBytes(), StandardCharsets.UTF_8) : "");
         }
     }
 
