@@ -320,7 +320,7 @@ class DashboardBrowserTest {
         String lead = api.lead(tenant.token());
         ApiClient.Reply r = api.client.postSite(tenant.token(), "browser-" + subdomain, ApiHarness.siteBody(lead, subdomain));
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
-        return r.json().get("site_id").asLong();
+        return api.siteDbId(r.json().get("site_id").asText()); // the operator's dashboard shows database ids
     }
 
     private String state(Tenants.Created tenant, long site) {

@@ -76,7 +76,8 @@ class ScopeTableTest {
     private static ApiHarness api;
     private static final Map<Scope, String> TOKENS = new EnumMap<>(Scope.class);
     private static String leadId;
-    private static long siteId;
+    private static String siteId;
+    private static long siteDbId;
     private static long conversationId;
 
     @BeforeAll
@@ -95,7 +96,8 @@ class ScopeTableTest {
         ApiClient.Reply site = api.client.postSite(tenant.token(), "scope-table-site",
                 ApiHarness.siteBody(leadId, ApiHarness.subdomain("scopes")));
         assertThat(site.status()).as(site.toString()).isEqualTo(202);
-        siteId = site.json().get("site_id").asLong();
+        siteId = site.json().get("site_id").asText();
+        siteDbId = api.siteDbId(siteId);
         conversationId = api.service().conversations().start(tenant.tenant().id(), "hello").conversationId();
     }
 
@@ -206,7 +208,8 @@ class ScopeTableTest {
         String method = route.substring(0, route.indexOf(' '));
         String path = route.substring(route.indexOf(' ') + 1).replace("/v1/leads/{id}", "/v1/leads/" + leadId)
                 .replace("/v1/conversations/{id}", "/v1/conversations/" + conversationId)
-                .replace("{id}", Long.toString(siteId));
+                .replace("/v1/sites/{id}", "/v1/sites/" + siteId)
+                .replace("{id}", Long.toString(siteDbId)); // the engine's ids (jobs, flows, entries, tokens): any number
         HttpRequest.Builder b = api.client.request(path, token);
         return switch (route) {
             case "POST /v1/leads" -> api.client.send(b.header("Content-Type", "application/json")
