@@ -1,6 +1,7 @@
 package dev.converge.cli;
 
 import java.sql.SQLException;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
@@ -18,6 +19,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // java.util.logging (the OpenTelemetry SDK logs through it) goes to Logback, in the log's format
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
         System.exit(commandLine().execute(args));
     }
 

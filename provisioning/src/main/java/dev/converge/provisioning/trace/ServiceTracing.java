@@ -62,11 +62,14 @@ public final class ServiceTracing {
     /**
      * The SDK as the {@code OTEL_*} environment (and {@code otel.*} system properties) say, over
      * {@code properties}, over our defaults: traces only (the service's metrics are Micrometer's,
-     * on /metrics), so no OTLP metrics or logs unless asked for.
+     * on /metrics), so no OTLP metrics or logs unless asked for; OTLP over {@code http/protobuf},
+     * which the bundled JDK sender speaks (the SDK's own default, gRPC, needs a sender we do not
+     * ship: {@code OTEL_EXPORTER_OTLP_PROTOCOL=grpc} with one on the class path still chooses it).
      */
     static io.opentelemetry.sdk.OpenTelemetrySdk autoconfigured(Map<String, String> properties, boolean global) {
         Map<String, String> defaults = new java.util.HashMap<>(Map.of("otel.metrics.exporter", "none",
-                "otel.logs.exporter", "none", "otel.service.name", "converge"));
+                "otel.logs.exporter", "none", "otel.service.name", "converge",
+                "otel.exporter.otlp.protocol", "http/protobuf"));
         defaults.putAll(properties);
         var builder = AutoConfiguredOpenTelemetrySdk.builder().addPropertiesSupplier(() -> defaults);
         if (global) {
