@@ -38,6 +38,16 @@ import org.slf4j.LoggerFactory;
 public final class ConvergeMetrics implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConvergeMetrics.class);
     public static final Duration DEFAULT_SAMPLE = Duration.ofSeconds(15);
+    /**
+     * The buckets of a handler's run time, a leaf call (and, in the service, every other timer):
+     * explicit and few, so a histogram adds up across nodes and a job type costs a bounded number
+     * of series.
+     */
+    public static final Duration[] TIMER_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(250),
+            Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)};
+    /** The buckets of the time a job waited in its queue. */
+    static final Duration[] WAIT_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1),
+            Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofMinutes(10)};
 
     private final MeterRegistry registry;
     private final Store store;
@@ -93,10 +103,10 @@ public final class ConvergeMetrics implements AutoCloseable {
                 .register(registry));
     }
 
-    private Timer timer(String name, String description, String... tags) {
+    private Timer timer(String name, String description, Duration[] buckets, String... tags) {
         String key = name + String.join("\u0000", tags);
         return timers.computeIfAbsent(key, k -> Timer.builder(name).description(description).tags(tags)
-                .publishPercentileHistogram().register(registry));
+                .serviceLevelObjectives(buckets).register(registry));
     }
 
     private final class Observer implements DeliveryObserver {
@@ -107,20 +117,27 @@ public final class ConvergeMetrics implements AutoCloseable {
 
         @Override
         public void started(LeasedJob job, long waitedMillis) {
-            timer("converge.jobs.wait", "time from a job being due to its handler starting", "queue", job.queue(),
-                    "type", job.kind()).record(waitedMillis, TimeUnit.MILLISECONDS);
+            timer("converge.jobs.wait", "time from a job being due to its handler starting, per queue", WAIT_BUCKETS,
+                    "queue", job.queue()).record(waitedMillis, TimeUnit.MILLISECONDS);
         }
 
         @Override
         public void ran(LeasedJob job, long nanos) {
-            timer("converge.jobs.run", "handler run time of each delivery", "queue", job.queue(), "type", job.kind())
-                    .record(nanos, TimeUnit.NANOSECONDS);
+            timer("converge.jobs.run", "handler run time of each delivery", TIMER_BUCKETS, "queue", job.queue(),
+                    "type", job.kind()).record(nanos, TimeUnit.NANOSECONDS);
         }
 
         @Override
         public void settled(LeasedJob job, String outcome) {
-            counter("converge.jobs.completed", "delivery outcomes recorded by this node", "queue", job.queue(),
-                    "type", job.kind(), "outcome", outcome).increment();
+            switch (outcome) {
+                case "retried" -> counter("converge.jobs.retried", "deliveries that failed and put their job back for "
+                        + "another attempt", "queue", job.queue(), "type", job.kind()).increment();
+                case "lease_lost" -> {
+                    // counted by converge.leases.lost: the job did not complete here
+                }
+                default -> counter("converge.jobs.completed", "jobs this node completed: succeeded, failed for good "
+                        + "or cancelled", "queue", job.queue(), "type", job.kind(), "outcome", outcome).increment();
+            }
         }
 
         @Override

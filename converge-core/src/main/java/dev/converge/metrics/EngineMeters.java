@@ -29,7 +29,8 @@ final class EngineMeters implements EngineObserver {
 
     private Timer timer(String name, String description, String... tags) {
         return timers.computeIfAbsent(name + '\u0000' + String.join("\u0000", tags),
-                k -> Timer.builder(name).description(description).tags(tags).register(registry));
+                k -> Timer.builder(name).description(description).tags(tags)
+                        .serviceLevelObjectives(ConvergeMetrics.TIMER_BUCKETS).register(registry));
     }
 
     @Override

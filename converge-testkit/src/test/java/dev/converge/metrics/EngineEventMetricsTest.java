@@ -174,7 +174,7 @@ class EngineEventMetricsTest {
             assertThat(count(registry, "converge.reaper.resolved", "kind", "em.reaped", "outcome", "confirmed"))
                     .isEqualTo(1);
             // the queue's own meters see the same work: one failure for good per failing step, one retry (b's repo)
-            assertThat(count(registry, "converge.jobs.completed", "type", "em.make", "outcome", "retried")).isEqualTo(1);
+            assertThat(count(registry, "converge.jobs.retried", "type", "em.make")).isEqualTo(1);
             assertThat(count(registry, "converge.jobs.completed", "type", "em.break", "outcome", "failed")).isEqualTo(1);
         }
     }

@@ -96,11 +96,16 @@ class EngineMetricsTest {
             assertThat(counter(registry, "converge.jobs.enqueued", "type", "m.parked", "queue", "idle")).isEqualTo(4);
             assertThat(counter(registry, "converge.jobs.completed", "type", "m.ok", "outcome", "succeeded")).isEqualTo(5);
             assertThat(counter(registry, "converge.jobs.completed", "type", "m.bad", "outcome", "failed")).isEqualTo(3);
-            assertThat(counter(registry, "converge.jobs.completed", "type", "m.flaky", "outcome", "retried")).isEqualTo(2);
+            assertThat(counter(registry, "converge.jobs.retried", "type", "m.flaky")).isEqualTo(2);
+            assertThat(registry.find("converge.jobs.completed").tags("outcome", "retried").counters())
+                    .as("a retry is not a completion").isEmpty();
             assertThat(registry.find("converge.jobs.run").tags("type", "m.ok").timer().count()).isEqualTo(5);
             assertThat(registry.find("converge.jobs.run").tags("type", "m.flaky").timer().count()).isEqualTo(4);
-            assertThat(registry.find("converge.jobs.wait").tags("type", "m.bad", "queue", "default").timer().count())
-                    .isEqualTo(3);
+            // time in queue is per queue (a type's own would multiply its series): one per delivery started
+            assertThat(registry.find("converge.jobs.wait").tags("queue", "default").timer().count())
+                    .isEqualTo(registry.find("converge.jobs.run").tags("queue", "default").timers().stream()
+                            .mapToLong(io.micrometer.core.instrument.Timer::count).sum());
+            assertThat(registry.find("converge.jobs.wait").tags("queue", "default").timer().getId().getTag("type")).isNull();
 
             // gauges, sampled on demand: 4 parked jobs wait on "idle"; a flow and ledger rows put in by hand
             h.store().withConnection(c -> {

@@ -45,11 +45,13 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.store = store;
         this.config = config;
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        meters.config().meterFilter(HISTOGRAMS);
         this.tenants = new Tenants(store);
         this.limits = new dev.converge.provisioning.limits.Limits(store);
         this.leads = new Leads(store);
         this.events = new Events(store);
-        this.resources = new SiteResources(config, meters);
+        this.resources = new SiteResources(config);
+        bindProcessMeters(meters, store);
         this.jobs = node.jobs();
         SiteStore siteStore = new SiteStore(Dialect.of(store));
         Receipts receipts = new Receipts(config, resources, store.clock()::localNow);
@@ -110,6 +112,49 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
         ServiceMetrics.bind(meters, engine, store);
         this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);
+    }
+
+    /**
+     * Every timer a histogram with the engine's explicit buckets, unless it chose its own: the HTTP,
+     * pool and GC timers would otherwise be summaries, which cannot be added up across nodes.
+     */
+    private static final io.micrometer.core.instrument.config.MeterFilter HISTOGRAMS =
+            new io.micrometer.core.instrument.config.MeterFilter() {
+                @Override
+                public io.micrometer.core.instrument.distribution.DistributionStatisticConfig configure(
+                        io.micrometer.core.instrument.Meter.Id id,
+                        io.micrometer.core.instrument.distribution.DistributionStatisticConfig config) {
+                    boolean chosen = config.getServiceLevelObjectiveBoundaries() != null
+                            && config.getServiceLevelObjectiveBoundaries().length > 0
+                            || Boolean.TRUE.equals(config.isPercentileHistogram());
+                    if (id.getType() != io.micrometer.core.instrument.Meter.Type.TIMER || chosen) {
+                        return config;
+                    }
+                    return io.micrometer.core.instrument.distribution.DistributionStatisticConfig.builder()
+                            .serviceLevelObjectives(java.util.Arrays.stream(dev.converge.metrics.ConvergeMetrics.TIMER_BUCKETS)
+                                    .mapToDouble(d -> (double) d.toNanos()).toArray())
+                            .build().merge(config);
+                }
+            };
+
+    /**
+     * The JVM's, the process's and the connection pool's meters beside the engine's: memory, GC,
+     * threads, classes, CPU, uptime, file descriptors, and the pool's active, idle and pending
+     * connections and its wait times (an alert on pending connections reads {@code
+     * hikaricp_connections_pending}). A pool that already reports to another registry is left alone.
+     */
+    private static void bindProcessMeters(PrometheusMeterRegistry meters, Store store) {
+        new io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.system.UptimeMetrics().bindTo(meters);
+        new io.micrometer.core.instrument.binder.system.FileDescriptorMetrics().bindTo(meters);
+        if (store.dataSource() instanceof com.zaxxer.hikari.HikariDataSource pool && pool.getMetricRegistry() == null
+                && pool.getMetricsTrackerFactory() == null) {
+            pool.setMetricRegistry(meters);
+        }
     }
 
     /** Starts waiting provisionings while there is room (nothing before the service is built). */

@@ -57,7 +57,8 @@ final class ServiceMetrics {
                     refresh(store, sql, last);
                 }
                 return last.getOrDefault(state, 0L);
-            }).tag("state", state).register(meters);
+            }).description("sites per state, all tenants (read from the store at most every 15 s)").tag("state", state)
+                    .register(meters);
         }
     }
 

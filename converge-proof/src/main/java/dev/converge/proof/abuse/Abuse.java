@@ -14,8 +14,8 @@ import java.util.Objects;
 /**
  * {@code converge abuse}: attacks a running server the way an abusive client would, each attack
  * beside a legitimate client, and prints per attack what the legitimate client saw (share served,
- * p50, p99), the count of {@code /metrics} series labelled by requests ({@code converge_http_*})
- * before and after, and the bearer-token lookups
+ * p50, p99), the count of {@code converge_http_requests} label combinations (method, route,
+ * status: the series a request's own values choose) before and after, and the bearer-token lookups
  * that reached the database per attacking request. The attackers connect from
  * {@link Options#attackerAddress()} (127.0.0.2 by default, a second loopback address, so the
  * server sees another client than the legitimate one at 127.0.0.1).
@@ -136,8 +136,9 @@ public final class Abuse {
         long series = 0;
         double lookups = Double.NaN;
         for (String line : r.body().split("\n")) {
-            if (line.startsWith("converge_http_")) {
-                series++; // the series a request's own values label; job and flow series grow with background work
+            if (line.startsWith("converge_http_") && line.contains("_count{")) {
+                series++; // one per label combination a request's own values chose; job and flow series grow with
+                          // background work
             }
             if (line.startsWith("converge_api_token_lookups_total")) {
                 lookups = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

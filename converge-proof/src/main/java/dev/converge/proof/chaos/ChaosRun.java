@@ -14,7 +14,6 @@ import dev.converge.provisioning.options.ServiceOptions;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -223,7 +222,7 @@ public final class ChaosRun {
         PostgresDatabaseLeaf dbLeaf = config.database() == null ? null : new PostgresDatabaseLeaf(config.database());
         Map<String, Instant> sites = traffic.acceptedSites();
         Map<String, Instant> deletes = traffic.acceptedDeletes();
-        CheckReport check = new ConvergenceCheck(store, new SiteResources(config, new SimpleMeterRegistry()),
+        CheckReport check = new ConvergenceCheck(store, new SiteResources(config),
                 new RemoteTruth(fleet.leafsimUrl(), fleet.mailsimUrl(), dbLeaf)).run(sites.keySet(), deletes.keySet());
         ConvergeTimes times = ConvergeTimes.measure(store, sites, deletes);
         java.util.List<Long> warm = times.acceptedFrom(trafficStart.plus(WARM_UP));

@@ -7,7 +7,6 @@ import dev.converge.provisioning.leaf.GitHostDriver;
 import dev.converge.provisioning.leaf.HostingDriver;
 import dev.converge.provisioning.leaf.LicenseDriver;
 import dev.converge.provisioning.leaf.PostgresDatabaseLeaf;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,22 +33,21 @@ public final class SiteResources {
         return config.tags();
     }
 
-    public SiteResources(ProvisioningConfig config, MeterRegistry meters) {
+    public SiteResources(ProvisioningConfig config) {
         this.config = config;
         this.hosting = new HostingDriver(config.hosting(), config.tags());
         add(new DriverResourceType(REPOSITORY, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT,
-                new GitHostDriver(config.gitHost()), meters));
-        add(new DriverResourceType(HOSTING, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, hosting, meters));
+                new GitHostDriver(config.gitHost())));
+        add(new DriverResourceType(HOSTING, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, hosting));
         if (config.database() != null) {
             if (config.database().namePrefix().length() + 40 > 63) {
                 throw new IllegalArgumentException("database name prefix too long: prefix + a 40-character subdomain "
                         + "must fit PostgreSQL's 63-character names");
             }
             add(new DriverResourceType(DATABASE, RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT,
-                    new PostgresDatabaseLeaf(config.database()), meters));
+                    new PostgresDatabaseLeaf(config.database())));
         }
-        add(new DriverResourceType(LICENSE, RepetitionSafety.IDEMPOTENT_BY_KEY, new LicenseDriver(config.license()),
-                meters));
+        add(new DriverResourceType(LICENSE, RepetitionSafety.IDEMPOTENT_BY_KEY, new LicenseDriver(config.license())));
     }
 
     private void add(DriverResourceType t) {
@@ -83,11 +81,11 @@ public final class SiteResources {
         };
     }
 
-    /** Deploys a hosting site (naturally idempotent: deploying twice leaves one deployed site). */
+    /**
+     * Deploys a hosting site (naturally idempotent: deploying twice leaves one deployed site). Its
+     * time is the deploy step's run time ({@code converge_jobs_run_seconds{type="site.deploy"}}).
+     */
     public void deploy(String hostingSiteId) {
-        types.get(HOSTING).timed("deploy", () -> {
-            hosting.deploy(hostingSiteId);
-            return null;
-        });
+        hosting.deploy(hostingSiteId);
     }
 }
