@@ -53,7 +53,6 @@ public final class Credentials {
     }
 
     /** A token's public id: {@code tok_} and 32 hex digits, random. */
-    public static final Pattern PUBLIC_ID = Pattern.compile("tok_[0-9a-f]{32}");
 
     private record Cached(Optional<Credential> credential, long until) {
     }
@@ -211,7 +210,7 @@ public final class Credentials {
      * a malformed reference is refused.
      */
     public Optional<Long> idOf(String ref) {
-        if (ref != null && PUBLIC_ID.matcher(ref).matches()) {
+        if (dev.converge.provisioning.validation.PublicId.TOKEN.matches(ref)) {
             return Optional.ofNullable(store.withConnection(c -> byPublicId.queryOne(c, Params.of().text("public_id", ref),
                     rs -> rs.getLong(1))));
         }

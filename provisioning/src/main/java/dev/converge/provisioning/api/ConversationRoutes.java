@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.access.Tenant;
 import dev.converge.provisioning.conversation.Conversations;
+import dev.converge.provisioning.validation.PublicId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.EnumSet;
@@ -52,15 +53,12 @@ final class ConversationRoutes {
      * tenant's, or a made-up one, is 404; a malformed one 400.
      */
     private long conversation(Context ctx, Tenant tenant) {
-        String raw = ctx.pathParam("id");
-        if (raw.startsWith("conv_")) {
-            if (!Conversations.PUBLIC_ID.matcher(raw).matches()) {
-                throw ApiProblem.invalid(ProblemType.INVALID_PARAMETER, "id", "must be a conversation id: conv_ and 32 "
-                        + "hex digits");
-            }
-            return conversations.byPublicId(tenant.id(), raw).orElseThrow(() -> PathIds.notFound("conversation", raw));
+        PublicId.Ref ref = PathIds.ref(ctx, PublicId.CONVERSATION);
+        if (!ref.isPublic()) {
+            return ref.legacyId();
         }
-        return PathIds.id(ctx);
+        return conversations.byPublicId(tenant.id(), ref.publicId())
+                .orElseThrow(() -> PathIds.notFound("conversation", ref.text()));
     }
 
     private void send(Context ctx) {

@@ -31,7 +31,6 @@ public final class Conversations {
     }
 
     /** A conversation's public id: {@code conv_} and 32 hex digits, random. */
-    public static final java.util.regex.Pattern PUBLIC_ID = java.util.regex.Pattern.compile("conv_[0-9a-f]{32}");
 
     /** The conversation does not exist for this tenant. */
     public static final class NotFound extends RuntimeException {
@@ -220,7 +219,7 @@ public final class Conversations {
      * (another tenant's is not this tenant's either).
      */
     public Optional<Long> byPublicId(long tenantId, String publicId) {
-        if (publicId == null || !PUBLIC_ID.matcher(publicId).matches()) {
+        if (!dev.converge.provisioning.validation.PublicId.CONVERSATION.matches(publicId)) {
             return Optional.empty();
         }
         return store.withConnection(c -> Optional.ofNullable(byPublicId.queryOne(c, Params.of().text("public_id", publicId)
