@@ -133,7 +133,8 @@ public final class Converge implements AutoCloseable {
         this.recurringTick = b.recurringTick;
         this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
         this.metrics = b.meterRegistry == null ? null
-                : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample);
+                : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample,
+                        b.resources.all());
         if (b.openTelemetry != null) {
             dev.converge.tracing.internal.JobTracing.bind(this, b.openTelemetry);
         }

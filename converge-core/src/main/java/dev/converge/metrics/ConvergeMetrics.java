@@ -1,6 +1,9 @@
 package dev.converge.metrics;
 
 import dev.converge.Converge;
+import dev.converge.ledger.LedgerState;
+import dev.converge.ledger.ResourceType;
+import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryObserver;
 import dev.converge.queue.internal.Wiring;
@@ -15,6 +18,7 @@ import io.micrometer.core.instrument.Timer;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +62,11 @@ public final class ConvergeMetrics implements AutoCloseable {
     private final ScheduledExecutorService sampler;
 
     private ConvergeMetrics(Converge engine, MeterRegistry registry, Duration sampleEvery) {
+        this(engine, registry, sampleEvery, List.of());
+    }
+
+    private ConvergeMetrics(Converge engine, MeterRegistry registry, Duration sampleEvery,
+            Collection<ResourceType> resources) {
         this.registry = registry;
         this.store = engine.store();
         this.engine = engine;
@@ -70,8 +79,11 @@ public final class ConvergeMetrics implements AutoCloseable {
         for (dev.converge.flow.FlowState st : dev.converge.flow.FlowState.values()) {
             gauge("converge.flows", "flows per state", "state", st.sql()); // every state reads 0 before the first sample
         }
+        declare(Wiring.runtime(engine).registry(), resources);
+        EngineMeters events = new EngineMeters(registry);
+        events.declare(resources);
         Wiring.runtime(engine).observe(new Observer());
-        Wiring.runtime(engine).observeEngine(new EngineMeters(registry));
+        Wiring.runtime(engine).observeEngine(events);
         engine.retention().ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
             this.sampler = null;
@@ -97,6 +109,68 @@ public final class ConvergeMetrics implements AutoCloseable {
         return new ConvergeMetrics(engine, r, sampleEvery);
     }
 
+    /**
+     * Binds the meters of {@code engine}, registering at zero, before anything happens, the series
+     * of its handled job types, their queues and the given resource types (the engine's builder
+     * passes those it registered), so that every family is in the first scrape.
+     */
+    public static ConvergeMetrics bind(Converge engine, Object registry, Duration sampleEvery,
+            Collection<ResourceType> resources) {
+        if (!(registry instanceof MeterRegistry r)) {
+            throw new IllegalArgumentException("not a Micrometer MeterRegistry: " + registry);
+        }
+        return new ConvergeMetrics(engine, r, sampleEvery, List.copyOf(resources));
+    }
+
+    private static final String ENQUEUED = "jobs enqueued through this node";
+    private static final String RETRIED = "deliveries that failed and put their job back for another attempt";
+    private static final String COMPLETED = "jobs this node completed: succeeded, failed for good or cancelled";
+    private static final String RUN = "handler run time of each delivery";
+    private static final String WAIT = "time from a job being due to its handler starting, per queue";
+    private static final String DEPTH = "jobs waiting or running, per queue and state";
+    private static final String COMPENSATIONS = "compensations of flows per state (pending: of a flow compensating now)";
+    private static final String ENTRIES = "ledger entries per resource type and state";
+    private static final String ORPHANS = "unresolved ledger entries whose owning job has ended (the reaper resolves them)";
+    private static final String UNHANDLED = "due jobs in this node's queues of types no live node working the queue "
+            + "has a handler for (they wait for one, or fail after the unhandled-job grace; the log names the types)";
+    private static final String DELETED = "finished rows deleted by retention";
+    private static final String[] RETAINED = {"cv_job", "cv_batch", "cv_chain", "cv_flow", "cv_flow_event",
+            "cv_compensation"};
+
+    /** The series known before the first event, at zero: per handled type and its queue, and the closed sets. */
+    private void declare(HandlerRegistry handlers, Collection<ResourceType> resources) {
+        Set<String> queues = new java.util.TreeSet<>();
+        for (String kind : handlers.handledKinds()) {
+            String queue = handlers.get(kind).type().queue();
+            queues.add(queue);
+            counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind);
+            counter("converge.jobs.retried", RETRIED, "queue", queue, "type", kind);
+            for (String outcome : new String[] {"succeeded", "failed", "cancelled"}) {
+                counter("converge.jobs.completed", COMPLETED, "queue", queue, "type", kind, "outcome", outcome);
+            }
+            timer("converge.jobs.run", RUN, TIMER_BUCKETS, "queue", queue, "type", kind);
+        }
+        for (String queue : queues) {
+            timer("converge.jobs.wait", WAIT, WAIT_BUCKETS, "queue", queue);
+            gauge("converge.queue.depth", DEPTH, "queue", queue, "state", "available");
+            gauge("converge.queue.depth", DEPTH, "queue", queue, "state", "running");
+        }
+        counter("converge.leases.rescued", "expired leases this node put back or failed");
+        for (String table : RETAINED) {
+            counter("converge.retention.deleted", DELETED, "table", table);
+        }
+        for (String state : new String[] {"pending", "done", "failed"}) {
+            gauge("converge.compensations", COMPENSATIONS, "state", state);
+        }
+        for (ResourceType type : resources) {
+            for (LedgerState state : LedgerState.values()) {
+                gauge("converge.ledger.entries", ENTRIES, "kind", type.kind(), "state", state.sql());
+            }
+            gauge("converge.ledger.orphans", ORPHANS, "kind", type.kind());
+        }
+        gauge("converge.jobs.unhandled", UNHANDLED);
+    }
+
     private Counter counter(String name, String description, String... tags) {
         String key = name + String.join("\u0000", tags);
         return counters.computeIfAbsent(key, k -> Counter.builder(name).description(description).tags(tags)
@@ -112,31 +186,29 @@ public final class ConvergeMetrics implements AutoCloseable {
     private final class Observer implements DeliveryObserver {
         @Override
         public void enqueued(String queue, String kind) {
-            counter("converge.jobs.enqueued", "jobs enqueued through this node", "queue", queue, "type", kind).increment();
+            counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind).increment();
         }
 
         @Override
         public void started(LeasedJob job, long waitedMillis) {
-            timer("converge.jobs.wait", "time from a job being due to its handler starting, per queue", WAIT_BUCKETS,
+            timer("converge.jobs.wait", WAIT, WAIT_BUCKETS,
                     "queue", job.queue()).record(waitedMillis, TimeUnit.MILLISECONDS);
         }
 
         @Override
         public void ran(LeasedJob job, long nanos) {
-            timer("converge.jobs.run", "handler run time of each delivery", TIMER_BUCKETS, "queue", job.queue(),
+            timer("converge.jobs.run", RUN, TIMER_BUCKETS, "queue", job.queue(),
                     "type", job.kind()).record(nanos, TimeUnit.NANOSECONDS);
         }
 
         @Override
         public void settled(LeasedJob job, String outcome) {
             switch (outcome) {
-                case "retried" -> counter("converge.jobs.retried", "deliveries that failed and put their job back for "
-                        + "another attempt", "queue", job.queue(), "type", job.kind()).increment();
+                case "retried" -> counter("converge.jobs.retried", RETRIED, "queue", job.queue(), "type", job.kind()).increment();
                 case "lease_lost" -> {
                     // counted by converge.leases.lost: the job did not complete here
                 }
-                default -> counter("converge.jobs.completed", "jobs this node completed: succeeded, failed for good "
-                        + "or cancelled", "queue", job.queue(), "type", job.kind(), "outcome", outcome).increment();
+                default -> counter("converge.jobs.completed", COMPLETED, "queue", job.queue(), "type", job.kind(), "outcome", outcome).increment();
             }
         }
 
@@ -147,13 +219,10 @@ public final class ConvergeMetrics implements AutoCloseable {
     }
 
     private void retained(RetentionReport r) {
-        String d = "finished rows deleted by retention";
-        counter("converge.retention.deleted", d, "table", "cv_job").increment(r.jobs());
-        counter("converge.retention.deleted", d, "table", "cv_batch").increment(r.batches());
-        counter("converge.retention.deleted", d, "table", "cv_chain").increment(r.chains());
-        counter("converge.retention.deleted", d, "table", "cv_flow").increment(r.flows());
-        counter("converge.retention.deleted", d, "table", "cv_flow_event").increment(r.flowEvents());
-        counter("converge.retention.deleted", d, "table", "cv_compensation").increment(r.compensations());
+        long[] deleted = {r.jobs(), r.batches(), r.chains(), r.flows(), r.flowEvents(), r.compensations()};
+        for (int i = 0; i < RETAINED.length; i++) {
+            counter("converge.retention.deleted", DELETED, "table", RETAINED[i]).increment(deleted[i]);
+        }
     }
 
     private void sampleQuietly() {
@@ -170,27 +239,26 @@ public final class ConvergeMetrics implements AutoCloseable {
         store.withConnection(c -> {
             try (Statement st = c.createStatement()) {
                 read(st, seen, "SELECT queue, state, COUNT(*) FROM cv_job WHERE state IN ('available', 'running') "
-                        + "GROUP BY queue, state", "converge.queue.depth", "jobs waiting or running, per queue and state",
+                        + "GROUP BY queue, state", "converge.queue.depth", DEPTH,
                         List.of("queue", "state"));
                 read(st, seen, "SELECT state, COUNT(*) FROM cv_flow GROUP BY state", "converge.flows",
                         "flows per state", List.of("state"));
-                read(st, seen, "SELECT state, COUNT(*) FROM cv_compensation GROUP BY state", "converge.compensations",
-                        "compensations of flows per state", List.of("state"));
+                // a compensation registered by a flow that succeeded, or runs still, is not work to do
+                read(st, seen, "SELECT c.state, COUNT(*) FROM cv_compensation c WHERE c.state <> 'pending' OR EXISTS "
+                        + "(SELECT 1 FROM cv_flow f WHERE f.id = c.flow_id AND f.state = 'compensating') GROUP BY c.state",
+                        "converge.compensations", COMPENSATIONS, List.of("state"));
                 read(st, seen, "SELECT kind, state, COUNT(*) FROM cv_ledger GROUP BY kind, state",
-                        "converge.ledger.entries", "ledger entries per resource type and state", List.of("kind", "state"));
+                        "converge.ledger.entries", ENTRIES, List.of("kind", "state"));
                 read(st, seen, "SELECT kind, COUNT(*) FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', "
                         + "'deleting') AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
                         + "AND j.state IN ('running', 'available')) GROUP BY kind", "converge.ledger.orphans",
-                        "unresolved ledger entries whose owning job has ended (the reaper resolves them)", List.of("kind"));
+                        ORPHANS, List.of("kind"));
             }
             return null;
         });
-        engine.jobsWithoutHandler().forEach((kind, n) -> {
-            String[] tags = {"type", kind};
-            seen.add("converge.jobs.unhandled" + String.join("\u0000", tags));
-            gauge("converge.jobs.unhandled", "due jobs in this node's queues of types it has no handler for (waiting "
-                    + "for a node that has one, or for the unhandled-job grace to fail them)", tags).set(n);
-        });
+        seen.add("converge.jobs.unhandled");
+        gauge("converge.jobs.unhandled", UNHANDLED).set(engine.jobsWithoutHandler().values().stream()
+                .mapToLong(Long::longValue).sum());
         // a combination that had rows and has none now reads zero, rather than its last value
         sampled.forEach((k, v) -> {
             if (!seen.contains(k)) {

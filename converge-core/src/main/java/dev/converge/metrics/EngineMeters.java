@@ -33,6 +33,39 @@ final class EngineMeters implements EngineObserver {
                         .serviceLevelObjectives(ConvergeMetrics.TIMER_BUCKETS).register(registry));
     }
 
+    /**
+     * Registers, at zero, every series whose tag values are known before the first event: the
+     * closed sets, and per resource type those of a create that worked. A family is then in the
+     * first scrape, and an alert on it has a series to read before anything happened.
+     */
+    void declare(java.util.Collection<dev.converge.ledger.ResourceType> resources) {
+        count("converge.reaper.scheduled", "stale ledger entries the reaper scheduled for resolution", 0);
+        count("converge.flows.started", "flows started through this node", 0);
+        count("converge.flows.failed", "flows that failed and began compensating", 0);
+        for (String state : new String[] {"succeeded", "failed", "needs_attention"}) {
+            count("converge.flows.ended", "flows that ended, by final state", 0, "state", state);
+        }
+        for (String outcome : new String[] {"done", "retried", "gave_up"}) {
+            count("converge.compensations.run", "compensations of failed flows run, by outcome", 0, "outcome", outcome);
+        }
+        for (String action : new String[] {"deadline_failed", "compensation_overdue"}) {
+            count("converge.watchdog.actions", "flows the watchdog failed (deadline) or ended (compensation overdue)", 0,
+                    "action", action);
+        }
+        for (dev.converge.ledger.ResourceType type : resources) {
+            for (String outcome : new String[] {"created", "adopted", "existing"}) {
+                count("converge.ledger.ensure", "ensure() calls by resource type and ledger outcome", 0,
+                        "kind", type.kind(), "outcome", outcome);
+            }
+            timer("converge.leaf.call", "calls the engine made to leaves, by outcome", "kind", type.kind(),
+                    "operation", "create", "safety", type.createSafety().sql(), "outcome", "ok");
+            count("converge.ledger.teardown", "ledger entries torn down, by how", 0, "kind", type.kind(),
+                    "outcome", "deleted");
+            count("converge.reaper.resolved", "stale ledger entries the reaper resolved, by how", 0,
+                    "kind", type.kind(), "outcome", "confirmed");
+        }
+    }
+
     @Override
     public Activity ensure(String kind, String safety) {
         return (outcome, error) -> count("converge.ledger.ensure", "ensure() calls by resource type and ledger outcome", 1,
@@ -51,7 +84,7 @@ final class EngineMeters implements EngineObserver {
     public Activity flowStart(String kind) {
         return (outcome, error) -> {
             if ("started".equals(outcome)) {
-                count("converge.flows.started", "flows started through this node", 1, "type", kind);
+                count("converge.flows.started", "flows started through this node", 1);
             }
         };
     }
@@ -75,16 +108,15 @@ final class EngineMeters implements EngineObserver {
     @Override
     public void flowMoved(String kind, String state) {
         if ("compensating".equals(state)) {
-            count("converge.flows.failed", "flows that failed and began compensating", 1, "type", kind);
+            count("converge.flows.failed", "flows that failed and began compensating", 1);
         } else {
-            count("converge.flows.ended", "flows that ended, by final state", 1, "type", kind, "state", state);
+            count("converge.flows.ended", "flows that ended, by final state", 1, "state", state);
         }
     }
 
     @Override
     public void compensationRan(String type, String outcome) {
-        count("converge.compensations.run", "compensations of failed flows run, by outcome", 1, "type", type,
-                "outcome", outcome);
+        count("converge.compensations.run", "compensations of failed flows run, by outcome", 1, "outcome", outcome);
     }
 
     @Override

@@ -45,13 +45,13 @@ class EngineEventMetricsTest {
     final CountingLeaf reaped = CountingLeaf.uniqueByKey("em.reaped");
 
     static double count(MeterRegistry r, String name, String... tags) {
-        var c = r.find(name).tags(tags).counter();
-        return c == null ? 0 : c.count();
+        // the sum over every series with these tags (others, such as outcomes, are registered at zero from the start)
+        return r.find(name).tags(tags).counters().stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
     }
 
     static long calls(MeterRegistry r, String kind, String operation, String outcome) {
-        var t = r.find("converge.leaf.call").tags("kind", kind, "operation", operation, "outcome", outcome).timer();
-        return t == null ? 0 : t.count();
+        return r.find("converge.leaf.call").tags("kind", kind, "operation", operation, "outcome", outcome).timers()
+                .stream().mapToLong(io.micrometer.core.instrument.Timer::count).sum();
     }
 
     FlowState runFlow(Converge engine, Flow flow) {
@@ -149,8 +149,8 @@ class EngineEventMetricsTest {
             assertThat(calls(registry, "em.reaped", "create", "ambiguous")).isEqualTo(1);
             assertThat(calls(registry, "em.reaped", "find", "found")).as("the reaper's lookup").isEqualTo(1);
             assertThat(calls(registry, "em.notify", "call", "ok")).isEqualTo(1);
-            assertThat(registry.find("converge.leaf.call").tags("kind", "em.mail", "safety", "unsafe").timer().count())
-                    .isEqualTo(1);
+            assertThat(registry.find("converge.leaf.call").tags("kind", "em.mail", "safety", "unsafe").timers().stream()
+                    .mapToLong(io.micrometer.core.instrument.Timer::count).sum()).isEqualTo(1);
             assertThat(registry.find("converge.leaf.call").tags("kind", "em.repo", "operation", "find",
                     "safety", "read_only").timers()).isNotEmpty();
             assertThat(registry.find("converge.leaf.call").timers().stream().mapToLong(t -> t.count()).sum())
@@ -161,13 +161,12 @@ class EngineEventMetricsTest {
             assertThat(count(registry, "converge.ledger.teardown", "kind", "em.site", "outcome", "deleted")).isEqualTo(1);
             assertThat(count(registry, "converge.ledger.teardown", "kind", "em.mail", "outcome", "unverifiable"))
                     .isEqualTo(1);
-            assertThat(count(registry, "converge.compensations.run", "type", "converge.ledger.teardown-entry",
-                    "outcome", "done")).as("a: 2, c: 1 (released already), d: 1").isEqualTo(4);
-            assertThat(count(registry, "converge.flows.started", "type", "em.provision")).isEqualTo(5);
-            assertThat(count(registry, "converge.flows.failed", "type", "em.provision")).isEqualTo(4);
-            assertThat(count(registry, "converge.flows.ended", "type", "em.provision", "state", "succeeded")).isEqualTo(1);
-            assertThat(count(registry, "converge.flows.ended", "type", "em.provision", "state", "failed")).isEqualTo(3);
-            assertThat(count(registry, "converge.flows.ended", "type", "em.provision", "state", "needs_attention"))
+            assertThat(count(registry, "converge.compensations.run", "outcome", "done")).as("a: 2, c: 1 (released already), d: 1").isEqualTo(4);
+            assertThat(count(registry, "converge.flows.started")).isEqualTo(5);
+            assertThat(count(registry, "converge.flows.failed")).isEqualTo(4);
+            assertThat(count(registry, "converge.flows.ended", "state", "succeeded")).isEqualTo(1);
+            assertThat(count(registry, "converge.flows.ended", "state", "failed")).isEqualTo(3);
+            assertThat(count(registry, "converge.flows.ended", "state", "needs_attention"))
                     .isEqualTo(1);
             assertThat(count(registry, "converge.watchdog.actions", "action", "deadline_failed")).isEqualTo(1);
             assertThat(count(registry, "converge.reaper.scheduled")).isEqualTo(1);

@@ -9,6 +9,8 @@ import dev.converge.provisioning.site.SiteRequest;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,6 +29,48 @@ import org.junit.jupiter.api.Test;
 class MetricsScrapeTest {
     private static final Pattern TYPE = Pattern.compile("# TYPE (\\S+) (\\S+)");
     private static final Pattern JOB_TYPE = Pattern.compile("type=\"([^\"]+)\"");
+
+    private static final Pattern DOC_ROW = Pattern.compile("^\\| `(converge\\.[a-z._]+)` \\| ([a-z ]+?)(?: \\(.*?\\))? \\|",
+            Pattern.MULTILINE);
+
+    /**
+     * Before any job, site or leaf call, a scrape lists every engine meter family that
+     * docs/operations.md documents (so alerts have a series from the start), and the engine
+     * exports no family the document does not list.
+     */
+    @Test
+    void anIdleServerListsEveryDocumentedEngineFamily() throws Exception {
+        String doc = Files.readString(Path.of("../docs/operations.md"));
+        Map<String, String> documented = new LinkedHashMap<>();
+        for (Matcher m = DOC_ROW.matcher(doc); m.find(); ) {
+            String name = m.group(1).replace('.', '_');
+            String type = m.group(2);
+            documented.put(switch (type) {
+                case "counter", "function counter" -> name + "_total";
+                case "timer" -> name + "_seconds";
+                case "gauge" -> name;
+                default -> throw new AssertionError("a meter type the test does not know: " + type + " of " + name);
+            }, type);
+        }
+        assertThat(documented).as("meters documented in docs/operations.md").hasSizeGreaterThan(20);
+        try (ProvisioningFixture f = new ProvisioningFixture()) {
+            f.service().engine().metrics().orElseThrow().sample();
+            String scrape = f.service().meters().scrape();
+            Map<String, String> types = new LinkedHashMap<>();
+            for (Matcher m = TYPE.matcher(scrape); m.find(); ) {
+                types.put(m.group(1), m.group(2));
+            }
+            assertThat(types.keySet()).as("families in an idle server's scrape").containsAll(documented.keySet());
+            List<String> undocumented = types.keySet().stream().filter(n -> n.startsWith("converge_"))
+                    .filter(n -> !documented.containsKey(n) && !documented.containsKey(n.replaceAll("_max$", "")))
+                    .filter(n -> !SERVICE_FAMILIES.contains(n)).toList();
+            assertThat(undocumented).as("engine families the document does not list").isEmpty();
+        }
+    }
+
+    /** The service's own families, described in prose under the engine's tables. */
+    private static final List<String> SERVICE_FAMILIES = List.of("converge_jobs_total", "converge_sites",
+            "converge_http_requests_seconds", "converge_http_requests_seconds_max", "converge_api_token_lookups_total");
 
     @Test
     void theScrapeIsAggregatableBoundedAndComplete() {
