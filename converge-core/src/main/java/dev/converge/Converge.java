@@ -381,6 +381,15 @@ public final class Converge implements AutoCloseable {
         return store.withConnection(c -> runtime.jobs().get(c, id));
     }
 
+    /**
+     * The attempts of a job that failed (retried, or failed for good), oldest first, each with its
+     * node, start, end and whole error; its last attempt is also told by {@link #job(long)}. Empty
+     * for a job that never failed, or that was deleted by retention.
+     */
+    public List<dev.converge.queue.JobAttempt> attempts(long jobId) {
+        return store.withConnection(c -> runtime.jobs().attempts(c, jobId));
+    }
+
     public Claims claims() {
         return claims;
     }

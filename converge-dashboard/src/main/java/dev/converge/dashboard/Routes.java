@@ -8,6 +8,9 @@ import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
 import dev.converge.flow.FlowView;
 import dev.converge.ledger.ResourceType;
+import dev.converge.queue.JobAttempt;
+import dev.converge.queue.JobRow;
+import dev.converge.queue.JobState;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -86,6 +89,7 @@ final class Routes {
         routes.get(api + "/jobs", operator(ctx -> send(ctx, Map.of("items",
                 queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before")),
                 "page", Queries.PAGE))));
+        routes.get(api + "/jobs/{id}", operator(this::job));
         routes.post(api + "/jobs/{id}/retry", operator(ctx -> jobAction(ctx, true)));
         routes.post(api + "/jobs/{id}/cancel", operator(ctx -> jobAction(ctx, false)));
         routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"))))));
@@ -290,6 +294,65 @@ final class Routes {
         parts.get("ledger").forEach(Routes::explain);
         out.putAll(parts);
         send(ctx, out);
+    }
+
+    /**
+     * One job: its row (no payload: the job's input is not shown), every attempt the engine knows
+     * (those that failed, recorded when their outcome landed, then the one running or the last that
+     * succeeded or was cancelled, from the row), and the flow it belongs to.
+     */
+    private void job(Context ctx) {
+        long id = pathId(ctx);
+        JobRow j = engine.job(id).orElseThrow(() -> new Problem(404, "There is no job " + id + ": no such id was "
+                + "ever given, or retention deleted it some time after it finished."));
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", j.id());
+        row.put("queue", j.queue());
+        row.put("kind", j.kind());
+        row.put("state", j.state().sql());
+        row.put("attempt", j.attempt());
+        row.put("max_attempts", j.maxAttempts());
+        row.put("epoch", j.epoch());
+        row.put("node", j.leaseOwner());
+        row.put("lease_expires_at", iso(j.leaseExpiresAt()));
+        row.put("run_at", iso(j.runAt()));
+        row.put("created_at", iso(j.createdAt()));
+        row.put("started_at", iso(j.startedAt()));
+        row.put("finished_at", iso(j.finishedAt()));
+        row.put("last_error", j.lastError());
+        row.put("flow_id", j.flowId());
+        row.put("batch_id", j.batchId());
+        row.put("chain_id", j.chainId());
+        row.put("chain_pos", j.chainPos());
+        List<Map<String, Object>> attempts = new java.util.ArrayList<>();
+        for (JobAttempt a : engine.attempts(id)) {
+            attempts.add(attempt(a.attempt(), a.nodeId(), a.startedAt(), a.finishedAt(), a.outcome(), a.error()));
+        }
+        boolean ranLast = j.startedAt() != null && j.attempt() > 0;
+        if (j.state() == JobState.RUNNING) {
+            attempts.add(attempt(j.attempt(), j.leaseOwner(), j.startedAt(), null, "running", null));
+        } else if (ranLast && (j.state() == JobState.SUCCEEDED || j.state() == JobState.CANCELLED)) {
+            attempts.add(attempt(j.attempt(), j.leaseOwner(), j.startedAt(), j.finishedAt(), j.state().sql(),
+                    j.state() == JobState.CANCELLED ? j.lastError() : null));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("job", row);
+        out.put("attempts", attempts);
+        out.put("flow", j.flowId() == null ? null : engine.flows().get(j.flowId()).map(Routes::flow).orElse(null));
+        send(ctx, out);
+    }
+
+    private static Map<String, Object> attempt(int n, String node, Instant started, Instant finished, String outcome,
+            String error) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("attempt", n);
+        m.put("node", node);
+        m.put("started_at", iso(started));
+        m.put("finished_at", iso(finished));
+        m.put("duration_ms", started == null || finished == null ? null : Duration.between(started, finished).toMillis());
+        m.put("outcome", outcome);
+        m.put("error", error);
+        return m;
     }
 
     private static Map<String, Object> flow(FlowView f) {

@@ -229,8 +229,8 @@
     return [
       el('h2', {}, 'Jobs'),
       filterForm([['queue', 'Queue'], ['state', 'State'], ['type', 'Type']], goWithFilters('jobs')),
-      table(['id', 'queue', 'type', 'state', 'attempt', 'lease', 'flow', 'last error', 'action'], r.items.map((j) => [
-        String(j.id), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
+      table(['id', 'queue', 'type', 'state', 'attempt', 'node', 'flow', 'last error', 'action'], r.items.map((j) => [
+        el('a', { href: '#job/' + j.id }, String(j.id)), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
         j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
         j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
         j.last_error ? el('details', { 'data-key': 'error-' + j.id }, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)),
@@ -298,7 +298,8 @@
           b.succeeded + ' ok, ' + b.failed + ' failed, ' + b.cancelled + ' cancelled of ' + b.total]),
         ...r.chains.map((c) => ['chain ' + c.id, c.name, state(c.state), 'link ' + c.position + ' of ' + c.size])]),
       el('h2', {}, 'Jobs'),
-      table(['id', 'type', 'state', 'attempt', 'last error', 'action'], r.jobs.map((j) => [String(j.id), j.kind, state(j.state),
+      table(['id', 'type', 'state', 'attempt', 'last error', 'action'], r.jobs.map((j) => [
+        el('a', { href: '#job/' + j.id }, String(j.id)), j.kind, state(j.state),
         j.attempt + '/' + j.max_attempts, j.last_error ? el('pre', {}, j.last_error) : '',
         jobActions(Object.assign({ flow_id: f.id }, j))]), (i) => ({ 'data-job': r.jobs[i].id })),
       el('h2', {}, 'Ledger entries it created'),
@@ -307,6 +308,57 @@
       r.compensations.length === 0 ? el('p', { class: 'muted' }, 'none') :
         table(['order', 'id', 'type', 'state', 'attempts', 'last error'], r.compensations.map((c, i) => [i + 1, String(c.id), c.kind,
           state(c.state), c.attempts, c.last_error || '']), (i) => ({ 'data-compensation': r.compensations[i].id })),
+    ];
+  }
+
+  function duration(ms) {
+    if (ms === null || ms === undefined) return '';
+    if (ms < 1000) return ms + ' ms';
+    if (ms < 120000) return (ms / 1000).toFixed(1) + ' s';
+    return Math.round(ms / 60000) + ' min';
+  }
+
+  // an error: its first line, and the whole text (the stack trace) when opened; stays open across polls
+  function errorText(text, key) {
+    if (!text) return '';
+    const first = text.split('\n')[0];
+    return text.includes('\n')
+      ? el('details', { 'data-key': key }, el('summary', {}, first.slice(0, 160)), el('pre', {}, text))
+      : el('span', {}, text);
+  }
+
+  async function job(id) {
+    let r;
+    try {
+      r = await get(API + '/jobs/' + encodeURIComponent(id));
+    } catch (e) {
+      if (e instanceof Refused) throw e;
+      return [el('h2', {}, 'Job ' + id), el('p', { class: 'error', 'data-testid': 'not-found' }, e.message),
+        el('p', {}, el('a', { href: '#jobs' }, 'Back to the jobs'))];
+    }
+    const j = r.job;
+    const facts = [
+      ['queue', j.queue], ['attempt', j.attempt + ' of ' + j.max_attempts], ['due at', time(j.run_at)],
+      ['enqueued', time(j.created_at)], ['started', j.started_at ? time(j.started_at) : 'not yet'],
+      ['finished', j.finished_at ? time(j.finished_at) : 'not yet'],
+      ['node', j.node ? j.node + (j.state === 'running' ? ' (holds its lease until ' + new Date(j.lease_expires_at).toLocaleTimeString() + ')' : '') : ''],
+      ['flow', r.flow ? el('a', { href: '#flow/' + r.flow.id }, r.flow.kind + ' ' + r.flow.subject + ' (flow ' + r.flow.id + ', ' + r.flow.state + ')')
+        : (j.flow_id ? 'flow ' + j.flow_id + ' (deleted by retention)' : 'none')],
+      ['batch', j.batch_id ? 'batch ' + j.batch_id : 'none'],
+      ['chain', j.chain_id ? 'chain ' + j.chain_id + ', link ' + (j.chain_pos + 1) : 'none'],
+    ];
+    return [
+      el('h2', {}, 'Job ' + j.id + ': ' + j.kind + ' ', state(j.state)),
+      el('dl', { class: 'facts', 'data-testid': 'job-facts' }, facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
+      el('p', {}, jobActions(Object.assign({}, j))),
+      el('h2', {}, 'Attempts'),
+      r.attempts.length === 0
+        ? el('p', { class: 'muted', 'data-testid': 'no-attempts' }, j.state === 'available'
+          ? 'No attempt yet: it waits in queue ' + j.queue + ' for its due time and a free worker.'
+          : 'No attempt recorded: it ended without running, or its attempts were made by a release that did not record them.')
+        : table(['#', 'node', 'started', 'ended', 'took', 'outcome', 'error'], r.attempts.map((a, i) => [a.attempt,
+          a.node || '', time(a.started_at), a.finished_at ? time(a.finished_at) : 'running', duration(a.duration_ms),
+          state(a.outcome), errorText(a.error, 'attempt-' + j.id + '-' + i)]), (i) => ({ 'data-attempt': r.attempts[i].attempt })),
     ];
   }
 
@@ -366,7 +418,7 @@
   // an application's own pages: ConvergeDashboard.page(name, async (ui) => nodes), from a script the page loads
   window.ConvergeDashboard = Object.freeze({
     page(name, render) {
-      if (VIEWS[name] || name.startsWith('flow')) throw new Error('the dashboard already has a view named ' + name);
+      if (VIEWS[name] || name.startsWith('flow') || name.startsWith('job')) throw new Error('the dashboard already has a view named ' + name);
       const ui = Object.freeze({
         data: () => get(API + '/pages/' + encodeURIComponent(name) + query()),
         el, table, state, time,
@@ -383,6 +435,7 @@
   function current() {
     const name = (location.hash.replace(/^#/, '').split('?')[0]) || 'overview';
     if (name.startsWith('flow/')) return { name: 'flows', render: () => flow(name.substring(5)) };
+    if (name.startsWith('job/')) return { name: 'jobs', render: () => job(name.substring(4)) };
     return { name: VIEWS[name] ? name : 'overview', render: VIEWS[name] || overview };
   }
 

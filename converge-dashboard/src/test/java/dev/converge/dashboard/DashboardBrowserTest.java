@@ -106,6 +106,35 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void aJobsPageShowsEveryAttemptWithItsNodeAndWholeTrace() throws IOException {
+        long job = app.failedJob("order-43");
+        open("jobs?state=failed");
+        click(By.cssSelector("tr[data-job='" + job + "'] a[href='#job/" + job + "']"));
+        By attempt = By.cssSelector("tr[data-attempt='1']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(attempt));
+        assertThat(text(attempt)).contains(app.engine.nodeId()).contains("failed")
+                .contains("IllegalStateException: the card service is down: order-43");
+        assertThat(text(By.cssSelector("[data-testid='job-facts']"))).contains("queue").contains("1 of 1");
+        click(By.cssSelector("tr[data-attempt='1'] details summary"));
+        By trace = By.cssSelector("tr[data-attempt='1'] details[open] pre");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(trace));
+        assertThat(text(trace)).contains("at dev.converge.");
+        shot("job-page");
+    }
+
+    @Test
+    void aJobThatIsNotThereSaysWhatHappened() {
+        open("job/987654321");
+        By missing = By.cssSelector("[data-testid='not-found']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(missing));
+        assertThat(text(missing)).contains("There is no job 987654321").contains("retention");
+        // the browser reports the 404 it was answered; that one, and nothing else, is expected here
+        List<LogEntry> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
+        assertThat(severe).allSatisfy(e -> assertThat(e.getMessage()).contains("/api/jobs/987654321").contains("404"));
+    }
+
+    @Test
     void aFlowThatFailedShowsItsCompensationInOrder() throws IOException {
         long flow = app.failedFlow("order-42");
         open("flow/" + flow);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
 import dev.converge.queue.JobType;
+import dev.converge.queue.RetryPolicy;
 import dev.converge.testkit.ScratchDatabase;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -16,14 +17,16 @@ import org.junit.jupiter.api.Test;
 /**
  * A rolling deploy migrates the schema while nodes work: here a node runs jobs on the schema of
  * the previous release (every migration but the newest) and keeps enqueueing, and the newest
- * migration is applied beside it mid-run. No job fails, none is lost, and the node, started
- * before the fleet table existed, records itself once it does.
+ * migration is applied beside it mid-run. Every tenth job fails its first attempt. No job fails
+ * for good, none is lost, and the node, started before the attempts table existed, records failed
+ * attempts once it does.
  */
 class MigrationUnderLoadTest {
     record Work(int n) {
     }
 
-    static final JobType<Work> WORK = JobType.of("migrate-under-load.work", Work.class);
+    static final JobType<Work> WORK = JobType.of("migrate-under-load.work", Work.class)
+            .withRetry(RetryPolicy.attempts(3).backoff(Duration.ofMillis(20)));
     static final int JOBS = 3_000;
 
     @Test
@@ -33,12 +36,17 @@ class MigrationUnderLoadTest {
                         .maxPoolSize(8).build())) {
             Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
                     .table(Store.SCHEMA_HISTORY_TABLE).target(previousVersion(store)).load().migrate();
-            assertThat(tableExists(store, "cv_node")).as("the previous release's schema").isFalse();
+            assertThat(tableExists(store, "cv_job_attempt")).as("the previous release's schema").isFalse();
 
             AtomicInteger ran = new AtomicInteger();
             try (Converge node = Converge.builder(store).nodeId("previous-schema").queue("default", 4)
                     .poll(Duration.ofMillis(50)).heartbeat(Duration.ofMillis(300))
-                    .handle(WORK, (w, ctx) -> ran.incrementAndGet()).build().start()) {
+                    .handle(WORK, (w, ctx) -> {
+                        if (w.n() % 10 == 0 && ctx.attempt() == 1) {
+                            throw new IllegalStateException("first attempt of " + w.n() + " fails");
+                        }
+                        ran.incrementAndGet();
+                    }).build().start()) {
                 Thread producer = new Thread(() -> {
                     for (int i = 0; i < JOBS; i++) {
                         node.enqueue(WORK, new Work(i));
@@ -54,8 +62,13 @@ class MigrationUnderLoadTest {
                 producer.join();
                 await().atMost(Duration.ofSeconds(60)).until(() -> count(store, "succeeded") == JOBS);
                 assertThat(count(store, "failed")).isZero();
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(node.nodes())
-                        .as("recorded in the fleet table once it exists").hasSize(1));
+                // the node looks for the new table at most every 10 s: jobs that fail after that are recorded
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    long id = node.enqueue(WORK, new Work(10)).jobId();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> node.job(id).orElseThrow().state().isTerminal());
+                    return !node.attempts(id).isEmpty();
+                });
+                assertThat(count(store, "failed")).isZero();
             }
         }
     }

@@ -63,7 +63,7 @@ public final class EngineRuntime {
         this.registry = registry;
         this.codec = codec;
         this.crashPlan = crashPlan;
-        this.finisher = new JobFinisher(hooks);
+        this.finisher = new JobFinisher(hooks, nodeId);
         this.cancellation = cancellation;
         this.waitsBehind = waitsBehind;
         this.completer = new Completer(this);

@@ -14,9 +14,12 @@ import java.util.List;
  */
 public final class JobFinisher {
     private final List<FinishHook> hooks;
+    private final String nodeId;
 
-    public JobFinisher(List<FinishHook> hooks) {
+    /** {@code nodeId}: this node, recorded with each attempt that failed here. */
+    public JobFinisher(List<FinishHook> hooks, String nodeId) {
         this.hooks = List.copyOf(hooks);
+        this.nodeId = nodeId;
     }
 
     private volatile boolean handOffTraces;
@@ -57,6 +60,11 @@ public final class JobFinisher {
         boolean[] retried = jobs.retry(tx.connection(), retries, tx.now());
         for (int k = 0; k < retried.length; k++) {
             applied[retryIdx.get(k)] = retried[k];
+            Retry r = retries.get(k);
+            if (retried[k] && r.error() != null && !r.refundAttempt()) {
+                jobs.recordAttempt(tx.connection(), items.get(retryIdx.get(k)).job(), nodeId, "retried", r.error(),
+                        tx.now());
+            }
             if (retried[k] && retries.get(k).delayMs() > 0) {
                 tx.wakeLater(items.get(retryIdx.get(k)).job().queue(), retries.get(k).delayMs());
             }
@@ -65,6 +73,9 @@ public final class JobFinisher {
             int i = finishIdx.get(k);
             applied[i] = finished[k];
             LeasedJob job = items.get(i).job();
+            if (finished[k] && finishes.get(k).state() == JobState.FAILED) {
+                jobs.recordAttempt(tx.connection(), job, nodeId, "failed", finishes.get(k).error(), tx.now());
+            }
             if (finished[k] && belongsToSomething(job)) {
                 String previous = handOffTraces
                         ? TraceHandoff.handOff(jobs.traceParentOf(tx.connection(), job.id()).orElse(null)) : null;

@@ -1,6 +1,7 @@
 package dev.converge.queue.internal;
 
 import dev.converge.lease.JobLease;
+import dev.converge.queue.JobAttempt;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.store.internal.Dialect;
@@ -56,6 +57,8 @@ public final class JobStore {
     private final Sql countByState;
     private final Sql dbNow;
     private final Sql retryFailed;
+    private final Sql insertAttempt;
+    private final Sql attemptsOf;
     private final Sql cancelWaiting;
 
     public JobStore(Dialect dialect) {
@@ -83,6 +86,11 @@ public final class JobStore {
                 + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
                 + "FOR UPDATE SKIP LOCKED");
         this.get = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
+        this.insertAttempt = Sql.of(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
+                + "finished_at, outcome, error) SELECT id, :attempt, :node, started_at, {now}, :outcome, :error "
+                + "FROM cv_job WHERE id = :id");
+        this.attemptsOf = Sql.of(dialect, "SELECT attempt, node_id, started_at, finished_at, outcome, error "
+                + "FROM cv_job_attempt WHERE job_id = :id ORDER BY id");
         this.byUniqueKey = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
         this.cancelAvailableInBatch = Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
                 + "last_error = :reason WHERE batch_id = :batch_id AND state = 'available'");
@@ -315,6 +323,58 @@ public final class JobStore {
     /** Running jobs whose lease has expired, locked for the caller's transaction (others skip them). */
     public List<LeasedJob> expiredLeases(Connection c, int limit, Instant now) throws SQLException {
         return expired.query(c, Params.of().now(now).integer("limit", limit), JobStore::leased);
+    }
+
+    /**
+     * Records the attempt of {@code job} that just failed, in the transaction that recorded its
+     * outcome (its row still holds the attempt's start). Nothing is written while the schema is
+     * the previous release's, without {@code cv_job_attempt}.
+     */
+    public void recordAttempt(Connection c, LeasedJob job, String node, String outcome, String error, Instant now)
+            throws SQLException {
+        if (attemptsTable(c)) {
+            insertAttempt.update(c, Params.of().now(now).bigint("id", job.id()).integer("attempt", job.attempt())
+                    .text("node", node).text("outcome", outcome).text("error", error));
+        }
+    }
+
+    /** The recorded attempts of a job, oldest first; empty on the previous release's schema. */
+    public List<JobAttempt> attempts(Connection c, long jobId) throws SQLException {
+        if (!attemptsTable(c)) {
+            return List.of();
+        }
+        return attemptsOf.query(c, Params.of().bigint("id", jobId), rs -> new JobAttempt(rs.getInt("attempt"),
+                rs.getString("node_id"), Sql.instant(rs, "started_at"), Sql.instant(rs, "finished_at"),
+                rs.getString("outcome"), rs.getString("error")));
+    }
+
+    private volatile boolean attemptsExist;
+    private volatile long attemptsLookedAt = System.nanoTime() - ATTEMPTS_LOOK_EVERY_NANOS;
+    private static final long ATTEMPTS_LOOK_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Whether {@code cv_job_attempt} exists, looked up in the connection's schema at most every 10 s
+     * until it does (a statement on a missing table would abort the caller's transaction).
+     */
+    private boolean attemptsTable(Connection c) throws SQLException {
+        if (attemptsExist) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (now - attemptsLookedAt < ATTEMPTS_LOOK_EVERY_NANOS) {
+            return false;
+        }
+        attemptsLookedAt = now;
+        String schema = c.getSchema();
+        for (String name : new String[] {"cv_job_attempt", "CV_JOB_ATTEMPT"}) {
+            try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), schema, name, new String[] {"TABLE"})) {
+                if (rs.next()) {
+                    attemptsExist = true;
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public Optional<JobRow> get(Connection c, long id) throws SQLException {

@@ -95,4 +95,19 @@ final class BenchDatabase implements AutoCloseable {
             throw new IllegalStateException("could not drop scratch database " + name, e);
         }
     }
+
+    /**
+     * Empties {@code cv_job} and its attempts. {@code cv_job_attempt} refers to {@code cv_job}:
+     * PostgreSQL truncates both at once; H2 truncates only a table nothing refers to.
+     */
+    static void truncateJobs(java.sql.Connection c, java.sql.Statement st) throws java.sql.SQLException {
+        if (c.getMetaData().getURL().startsWith("jdbc:h2:")) {
+            st.execute("DELETE FROM cv_job_attempt");
+            st.execute("SET REFERENTIAL_INTEGRITY FALSE");
+            st.execute("TRUNCATE TABLE cv_job");
+            st.execute("SET REFERENTIAL_INTEGRITY TRUE");
+        } else {
+            st.execute("TRUNCATE TABLE cv_job CASCADE");
+        }
+    }
 }

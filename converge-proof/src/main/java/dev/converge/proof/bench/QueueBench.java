@@ -192,7 +192,7 @@ public final class QueueBench {
 
     private static void truncate(BenchDatabase db) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
-            st.execute("TRUNCATE TABLE cv_job");
+            BenchDatabase.truncateJobs(c, st);
         }
     }
 }

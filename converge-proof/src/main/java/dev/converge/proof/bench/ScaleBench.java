@@ -204,7 +204,7 @@ public final class ScaleBench {
 
     private void fill(BenchDatabase db, Converge producer) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
-            st.execute("TRUNCATE TABLE cv_job");
+            BenchDatabase.truncateJobs(c, st);
         }
         List<Job<NoopJob>> jobs = new ArrayList<>(o.jobs());
         for (int i = 0; i < o.jobs(); i++) {

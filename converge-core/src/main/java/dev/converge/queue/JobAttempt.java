@@ -1,0 +1,14 @@
+package dev.converge.queue;
+
+import java.time.Instant;
+
+/**
+ * One attempt of a job that did not succeed, as recorded when its outcome landed: the node that
+ * ran it, when it started and ended, and the whole error. {@code outcome} is {@code retried} (the
+ * job was put back for another attempt) or {@code failed} (the job failed for good). A job's last
+ * attempt, whatever its outcome, is also told by its {@link JobRow} (started, finished, state,
+ * {@linkplain JobRow#leaseOwner() node}).
+ */
+public record JobAttempt(int attempt, String nodeId, Instant startedAt, Instant finishedAt, String outcome,
+        String error) {
+}

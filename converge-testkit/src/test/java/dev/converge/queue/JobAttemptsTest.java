@@ -1,0 +1,88 @@
+package dev.converge.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.converge.Converge;
+import dev.converge.store.Store;
+import dev.converge.testkit.ScratchDatabase;
+import dev.converge.time.EngineClock;
+import dev.converge.testkit.TestStores;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A job's attempts are there to read after the fact: each one that failed with its node, start,
+ * end, outcome and whole error, and the last one on the job's row with the node that ran it.
+ */
+class JobAttemptsTest {
+    record Work(int n) {
+    }
+
+    static final JobType<Work> FLAKY = JobType.of("attempts.flaky", Work.class)
+            .withRetry(RetryPolicy.attempts(5).backoff(Duration.ofMillis(10)));
+    static final JobType<Work> BROKEN = JobType.of("attempts.broken", Work.class)
+            .withRetry(RetryPolicy.attempts(2).backoff(Duration.ofMillis(10)));
+    static final JobType<Work> FINE = JobType.of("attempts.fine", Work.class);
+
+    @Test
+    void onH2() {
+        try (Store store = TestStores.h2(true, EngineClock.database())) {
+            recordsTheAttemptsThatFailed(store);
+        }
+    }
+
+    @Test
+    void onPostgres() {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_attempts");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4)) {
+            recordsTheAttemptsThatFailed(store);
+        }
+    }
+
+    private static void recordsTheAttemptsThatFailed(Store store) {
+        AtomicInteger flakyRuns = new AtomicInteger();
+        try (Converge engine = Converge.builder(store).nodeId("node-a").poll(Duration.ofMillis(50))
+                .handle(FLAKY, (w, ctx) -> {
+                    if (flakyRuns.incrementAndGet() <= 2) {
+                        throw new IllegalStateException("leaf said no, run " + flakyRuns.get());
+                    }
+                })
+                .handle(BROKEN, (w, ctx) -> {
+                    throw new IllegalArgumentException("never works\n\tat somewhere.deep(Here.java:1)");
+                })
+                .handle(FINE, (w, ctx) -> { })
+                .queue("default", 2).build().start()) {
+            long flaky = engine.enqueue(FLAKY, new Work(1)).jobId();
+            long broken = engine.enqueue(BROKEN, new Work(2)).jobId();
+            long fine = engine.enqueue(FINE, new Work(3)).jobId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> List.of(flaky, broken, fine).stream()
+                    .allMatch(id -> engine.job(id).orElseThrow().state().isTerminal()));
+
+            List<JobAttempt> a = engine.attempts(flaky);
+            assertThat(a).extracting(JobAttempt::attempt).containsExactly(1, 2);
+            assertThat(a).extracting(JobAttempt::outcome).containsOnly("retried");
+            assertThat(a).extracting(JobAttempt::nodeId).containsOnly("node-a");
+            assertThat(a.get(0).error()).contains("leaf said no, run 1");
+            assertThat(a.get(1).error()).contains("leaf said no, run 2");
+            assertThat(a).allSatisfy(x -> {
+                assertThat(x.startedAt()).isNotNull();
+                assertThat(x.finishedAt()).isAfterOrEqualTo(x.startedAt());
+            });
+            JobRow flakyRow = engine.job(flaky).orElseThrow();
+            assertThat(flakyRow.state()).isEqualTo(JobState.SUCCEEDED);
+            assertThat(flakyRow.attempt()).isEqualTo(3);
+            assertThat(flakyRow.leaseOwner()).as("the node that ran its last attempt").isEqualTo("node-a");
+
+            List<JobAttempt> b = engine.attempts(broken);
+            assertThat(b).extracting(JobAttempt::outcome).containsExactly("retried", "failed");
+            assertThat(b.get(1).error()).as("the whole error, its trace included").contains("never works")
+                    .contains("somewhere.deep");
+
+            assertThat(engine.attempts(fine)).as("a job that succeeded first time costs no attempt row").isEmpty();
+            assertThat(engine.job(fine).orElseThrow().leaseOwner()).isEqualTo("node-a");
+        }
+    }
+}
