@@ -4,8 +4,8 @@ import java.time.Instant;
 
 /**
  * A job as stored, for inspection (admin views, tests, the demo's report). {@code leaseOwner} is
- * the node holding it while it runs and, once it has finished, the node that ran its last attempt
- * (null where a previous release finished it). Its failed attempts are {@code Converge.attempts(id)}.
+ * the node holding it while it runs and, after that, the node that ran its last attempt (null
+ * before its first, or where a previous release ended the attempt). Its failed attempts are {@code Converge.attempts(id)}.
  */
 public record JobRow(
         long id,

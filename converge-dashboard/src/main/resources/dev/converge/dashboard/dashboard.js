@@ -71,12 +71,58 @@
     return answer;
   }
 
+  // Asks the person to confirm an action in a modal dialog, and why when the action records a reason.
+  // Resolves to the reason ('' when none is asked), or null when the person goes back (button or Escape).
+  function ask({ title, text, ok, danger = false, reason = true }) {
+    const d = $('ask');
+    $('ask-title').textContent = title;
+    $('ask-text').textContent = text || '';
+    $('ask-why').hidden = !reason;
+    $('ask-reason').value = '';
+    $('ask-error').textContent = '';
+    $('ask-ok').textContent = ok;
+    $('ask-ok').className = danger ? 'danger' : '';
+    return new Promise((resolve) => {
+      const done = (value) => {
+        $('ask-ok').onclick = null;
+        $('ask-cancel').onclick = null;
+        d.onclose = null;
+        if (d.open) d.close();
+        resolve(value);
+      };
+      $('ask-ok').onclick = () => {
+        const why = $('ask-reason').value.trim();
+        if (reason && !why) {
+          $('ask-error').textContent = 'Say why: the reason is recorded with the action.';
+          $('ask-reason').focus();
+          return;
+        }
+        done(reason ? why : '');
+      };
+      $('ask-cancel').onclick = () => done(null);
+      d.onclose = () => done(null); // Escape
+      d.showModal();
+      (reason ? $('ask-reason') : $('ask-cancel')).focus();
+    });
+  }
+
+  // dark or light: the system's choice until the person picks one here (kept in this browser)
+  function applyTheme(choice) {
+    const root = document.documentElement;
+    if (choice) root.dataset.theme = choice; else delete root.dataset.theme;
+    const dark = choice ? choice === 'dark' : window.matchMedia('(prefers-color-scheme: dark)').matches;
+    $('theme').textContent = dark ? 'Light' : 'Dark';
+    $('theme').setAttribute('aria-pressed', String(dark));
+  }
+
   // orphans deleted from this page, shown as such until the next scan no longer lists them
   const deleted = new Set();
 
   async function deleteOrphan(o) {
-    if (!window.confirm('Delete ' + o.kind + ' ' + o.natural_key + ' (leaf id ' + o.leaf_id + ', owner ' + o.subject
-        + ') at its leaf? No ledger entry owns it; this cannot be undone.')) return;
+    const go = await ask({ title: 'Delete ' + o.kind + ' ' + o.natural_key + ' at its leaf?',
+      text: 'Leaf id ' + o.leaf_id + ', owner ' + o.subject + '. No ledger entry owns it; this cannot be undone.',
+      ok: 'Delete at the leaf', danger: true, reason: false });
+    if (go === null) return;
     try {
       await post(API + '/orphans/delete', { kind: o.kind, leaf_id: o.leaf_id });
       deleted.add(o.kind + ' ' + o.leaf_id);
@@ -90,16 +136,14 @@
 
   // a job's action: the person confirms and says why (recorded with the action), then the engine's fenced path runs it
   async function jobAction(j, verb) {
-    const what = verb === 'retry'
-      ? 'Retry job ' + j.id + ' (' + j.kind + ') now? It runs again from its first attempt.'
-      : 'Cancel job ' + j.id + ' (' + j.kind + ')? It has not started; it will not run'
-        + (j.flow_id ? ', and flow ' + j.flow_id + ' fails and compensates.' : '.');
-    const reason = window.prompt(what + '\nSay why (recorded with the action):', '');
+    const reason = await ask(verb === 'retry'
+      ? { title: 'Retry job ' + j.id + ' (' + j.kind + ') now?', text: 'It runs again from its first attempt.', ok: 'Retry now' }
+      : { title: 'Cancel job ' + j.id + ' (' + j.kind + ')?', ok: 'Cancel the job', danger: true,
+        text: 'It has not started; it will not run' + (j.flow_id ? ', and flow ' + j.flow_id + ' fails and compensates.' : '.') });
     if (reason === null) return;
-    if (!reason.trim()) { $('notice').textContent = 'Nothing done: a reason is required.'; return; }
     try {
       const r = await post(API + '/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retry' : '/cancel'),
-        { reason: reason.trim() });
+        { reason });
       $('notice').textContent = r.detail;
     } catch (e) {
       if (e instanceof Refused && e.status === 401) { logout(e.message); return; }
@@ -497,6 +541,18 @@
   }
 
   document.addEventListener('DOMContentLoaded', () => {
+    let saved = null;
+    try { saved = localStorage.getItem('converge-theme'); } catch (x) { /* storage off: follow the system */ }
+    applyTheme(saved === 'dark' || saved === 'light' ? saved : null);
+    // the system switched (at dusk, say): the button follows while the person has not chosen
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change',
+      () => applyTheme(document.documentElement.dataset.theme || null));
+    $('theme').addEventListener('click', () => {
+      const next = document.documentElement.dataset.theme === 'dark'
+        || (!document.documentElement.dataset.theme && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'light' : 'dark';
+      try { localStorage.setItem('converge-theme', next); } catch (x) { /* kept for this page only */ }
+      applyTheme(next);
+    });
     $('login').addEventListener('submit', async (e) => {
       e.preventDefault();
       const token = $('token').value.trim();

@@ -122,6 +122,69 @@ class DashboardBrowserTest {
         shot("job-page");
     }
 
+    private static final String DARK_BG = "rgb(13, 17, 23)";
+    private static final String LIGHT_BG = "rgb(255, 255, 255)";
+
+    /** Dark when the system prefers it, until the person picks with the toggle; the choice outlives a reload. */
+    @Test
+    void darkModeFollowsTheSystemUntilThePersonChooses() {
+        ChromeDriver chrome = (ChromeDriver) browser;
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+        try {
+            chrome.executeCdpCommand("Emulation.setEmulatedMedia", java.util.Map.of("features",
+                    List.of(java.util.Map.of("name", "prefers-color-scheme", "value", "dark"))));
+            wait.until(d -> DARK_BG.equals(background()));
+            assertThat(text(By.id("theme"))).isEqualTo("Light");
+            click(By.id("theme"));
+            wait.until(d -> LIGHT_BG.equals(background()));
+            assertThat(js.executeScript("return localStorage.getItem('converge-theme');")).isEqualTo("light");
+            browser.navigate().refresh();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("nav")));
+            assertThat(background()).as("the choice outlives a reload").isEqualTo(LIGHT_BG);
+            click(By.id("theme"));
+            wait.until(d -> DARK_BG.equals(background()));
+        } finally {
+            js.executeScript("localStorage.removeItem('converge-theme'); delete document.documentElement.dataset.theme;");
+            chrome.executeCdpCommand("Emulation.setEmulatedMedia", java.util.Map.of("features",
+                    List.of(java.util.Map.of("name", "prefers-color-scheme", "value", "light"))));
+        }
+        wait.until(d -> LIGHT_BG.equals(background()));
+    }
+
+    /** Every view draws in both themes, without a console error; a screenshot of each. */
+    @Test
+    void everyViewDrawsInLightAndDark() throws IOException {
+        long job = app.failedJob("order-44");
+        long flow = app.failedFlow("order-45");
+        JavascriptExecutor js = (JavascriptExecutor) browser;
+        try {
+            for (String theme : List.of("light", "dark")) {
+                js.executeScript("document.documentElement.dataset.theme = arguments[0];", theme);
+                wait.until(d -> (theme.equals("dark") ? DARK_BG : LIGHT_BG).equals(background()));
+                for (String view : List.of("overview", "jobs", "job/" + job, "flows", "flow/" + flow, "nodes", "ledger",
+                        "orphans")) {
+                    open(view);
+                    String nav = view.startsWith("job/") ? "jobs" : view.startsWith("flow/") ? "flows" : view;
+                    wait.until(ExpectedConditions.presenceOfElementLocated(
+                            By.cssSelector("nav a[aria-current='page'][href='#" + nav + "']")));
+                    wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#view h2")));
+                    if (view.contains("/")) {
+                        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#view h2"),
+                                view.substring(view.indexOf('/') + 1)));
+                    }
+                    shot(theme + "-" + view.replace('/', '-').replaceAll("-\\d+$", ""));
+                }
+            }
+        } finally {
+            js.executeScript("delete document.documentElement.dataset.theme;");
+        }
+    }
+
+    private static String background() {
+        return (String) ((JavascriptExecutor) browser).executeScript(
+                "return getComputedStyle(document.body).backgroundColor;");
+    }
+
     @Test
     void aJobThatIsNotThereSaysWhatHappened() {
         open("job/987654321");

@@ -42,6 +42,37 @@ class JobAttemptsTest {
         }
     }
 
+    /** A node stalls past its lease; another rescues and runs the job: the first attempt is the stalled node's. */
+    @Test
+    void anExpiredLeaseIsTheAttemptOfTheNodeThatHeldIt() throws Exception {
+        dev.converge.testkit.SettableClock clock = dev.converge.testkit.SettableClock.atNow();
+        java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
+        try (Store store = TestStores.h2(true, clock);
+                Converge slow = Converge.builder(store).nodeId("stalled").lease(Duration.ofSeconds(30))
+                        .heartbeat(Duration.ofSeconds(15)).rescue(Duration.ofMillis(100)).poll(Duration.ofMillis(100))
+                        .prefetch(0).handle(FINE, (w, ctx) -> {
+                            stalled.countDown();
+                            wake.await();
+                        }).queue("default", 1).build().start()) {
+            long id = slow.enqueue(FINE, new Work(1)).jobId();
+            assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            try (Converge rescuer = Converge.builder(store).nodeId("rescuer").rescue(Duration.ofMillis(100))
+                    .poll(Duration.ofMillis(100)).handle(FINE, (w, ctx) -> { }).queue("default", 1).build().start()) {
+                clock.advance(Duration.ofSeconds(31));
+                await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.job(id).orElseThrow().state()
+                        == JobState.SUCCEEDED);
+                List<JobAttempt> a = rescuer.attempts(id);
+                assertThat(a).extracting(JobAttempt::nodeId).containsExactly("stalled");
+                assertThat(a).extracting(JobAttempt::outcome).containsExactly("expired");
+                assertThat(a.get(0).error()).contains("lease expired");
+                assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("rescuer");
+            } finally {
+                wake.countDown();
+            }
+        }
+    }
+
     private static void recordsTheAttemptsThatFailed(Store store) {
         AtomicInteger flakyRuns = new AtomicInteger();
         try (Converge engine = Converge.builder(store).nodeId("node-a").poll(Duration.ofMillis(50))

@@ -48,7 +48,8 @@ final class FencedWrites {
         this.arrays = dialect.updatesFromArrays();
         // lease_owner stays: the node that ran a finished job's last attempt
         String finishSet = "finished_at = {now}, lease_expires_at = NULL";
-        String retrySet = "state = 'available', lease_owner = NULL, lease_expires_at = NULL";
+        // lease_owner stays until the next lease: the node that ran the attempt just put back
+        String retrySet = "state = 'available', lease_expires_at = NULL";
         this.finishOne = Sql.of(dialect, "UPDATE cv_job SET state = :state, last_error = COALESCE(:error, last_error), "
                 + finishSet + " WHERE id = :id AND epoch = :epoch AND state = 'running'");
         this.retryOne = Sql.of(dialect, "UPDATE cv_job SET " + retrySet + ", run_at = {now+:delay_ms}, "

@@ -62,8 +62,9 @@ public final class JobFinisher {
             applied[retryIdx.get(k)] = retried[k];
             Retry r = retries.get(k);
             if (retried[k] && r.error() != null && !r.refundAttempt()) {
-                jobs.recordAttempt(tx.connection(), items.get(retryIdx.get(k)).job(), nodeId, "retried", r.error(),
-                        tx.now());
+                Completion item = items.get(retryIdx.get(k));
+                jobs.recordAttempt(tx.connection(), item.job(), nodeId,
+                        item.outcome() instanceof Outcome.Expired ? "expired" : "retried", r.error(), tx.now());
             }
             if (retried[k] && retries.get(k).delayMs() > 0) {
                 tx.wakeLater(items.get(retryIdx.get(k)).job().queue(), retries.get(k).delayMs());

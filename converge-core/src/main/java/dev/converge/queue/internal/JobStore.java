@@ -87,7 +87,7 @@ public final class JobStore {
                 + "FOR UPDATE SKIP LOCKED");
         this.get = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
         this.insertAttempt = Sql.of(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
-                + "finished_at, outcome, error) SELECT id, :attempt, :node, started_at, {now}, :outcome, :error "
+                + "finished_at, outcome, error) SELECT id, :attempt, COALESCE(lease_owner, :node), started_at, {now}, :outcome, :error "
                 + "FROM cv_job WHERE id = :id");
         this.attemptsOf = Sql.of(dialect, "SELECT attempt, node_id, started_at, finished_at, outcome, error "
                 + "FROM cv_job_attempt WHERE job_id = :id ORDER BY id");
@@ -327,7 +327,8 @@ public final class JobStore {
 
     /**
      * Records the attempt of {@code job} that just failed, in the transaction that recorded its
-     * outcome (its row still holds the attempt's start). Nothing is written while the schema is
+     * outcome (its row still holds the attempt's start and the node that ran it, which is not
+     * {@code node} when that node rescued another's expired lease). Nothing is written while the schema is
      * the previous release's, without {@code cv_job_attempt}.
      */
     public void recordAttempt(Connection c, LeasedJob job, String node, String outcome, String error, Instant now)
@@ -360,21 +361,28 @@ public final class JobStore {
         if (attemptsExist) {
             return true;
         }
-        long now = System.nanoTime();
-        if (now - attemptsLookedAt < ATTEMPTS_LOOK_EVERY_NANOS) {
-            return false;
-        }
-        attemptsLookedAt = now;
-        String schema = c.getSchema();
-        for (String name : new String[] {"cv_job_attempt", "CV_JOB_ATTEMPT"}) {
-            try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), schema, name, new String[] {"TABLE"})) {
-                if (rs.next()) {
-                    attemptsExist = true;
-                    return true;
+        // one lookup at a time: a completion that ran beside the first lookup must not take "not
+        // looked yet" for "missing"
+        synchronized (this) {
+            if (attemptsExist) {
+                return true;
+            }
+            long now = System.nanoTime();
+            if (now - attemptsLookedAt < ATTEMPTS_LOOK_EVERY_NANOS) {
+                return false;
+            }
+            String schema = c.getSchema();
+            for (String name : new String[] {"cv_job_attempt", "CV_JOB_ATTEMPT"}) {
+                try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), schema, name, new String[] {"TABLE"})) {
+                    if (rs.next()) {
+                        attemptsExist = true;
+                        return true;
+                    }
                 }
             }
+            attemptsLookedAt = now;
+            return false;
         }
-        return false;
     }
 
     public Optional<JobRow> get(Connection c, long id) throws SQLException {

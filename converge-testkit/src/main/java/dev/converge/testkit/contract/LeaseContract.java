@@ -253,7 +253,8 @@ public interface LeaseContract extends HasFixture {
         engine.close();
         JobRow row = fixture().job(id);
         assertThat(row.state()).isEqualTo(JobState.AVAILABLE);
-        assertThat(row.leaseOwner()).isNull();
+        assertThat(row.leaseExpiresAt()).as("no lease held").isNull();
+        assertThat(row.leaseOwner()).as("the node that ran its last attempt").isEqualTo(engine.nodeId());
         assertThat(row.attempt()).isEqualTo(1);
     }
 

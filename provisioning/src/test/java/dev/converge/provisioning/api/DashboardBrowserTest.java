@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -144,7 +143,8 @@ class DashboardBrowserTest {
         By delete = By.cssSelector("button[data-orphan='" + stray + "']");
         wait.until(ExpectedConditions.elementToBeClickable(delete));
         click(wait, delete);
-        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        assertThat(dialog(wait)).contains("Delete " + SiteResources.REPOSITORY);
+        click(wait, By.id("ask-ok"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Deleted " + SiteResources.REPOSITORY));
         assertThat(api.service().engine().ledger().orphans(repos)).noneMatch(r -> stray.equals(r.leafId()));
         shot("orphans");
@@ -208,10 +208,13 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.elementToBeClickable(retry));
         shot("jobs");
         click(wait, retry);
-        Alert prompt = wait.until(ExpectedConditions.alertIsPresent());
-        assertThat(prompt.getText()).contains("Retry job " + failedJob);
-        prompt.sendKeys("the leaf is back");
-        prompt.accept();
+        assertThat(dialog(wait)).contains("Retry job " + failedJob);
+        click(wait, By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ask-error"), "Say why"));
+        assertThat(jobState(failedJob)).as("nothing done without a reason").isEqualTo("failed");
+        shot("retry-dialog");
+        browser.findElement(By.id("ask-reason")).sendKeys("the leaf is back");
+        click(wait, By.id("ask-ok"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "runs again"));
         await().atMost(Duration.ofSeconds(20)).until(() -> jobState(failedJob).equals("succeeded"));
         assertThat(api.count("SELECT attempt FROM cv_job WHERE id = ?", failedJob)).as("run once").isEqualTo(1);
@@ -219,13 +222,14 @@ class DashboardBrowserTest {
         // cancel a waiting job: asked first; dismissing the question does nothing
         By cancel = By.cssSelector("button[data-cancel='" + waitingJob + "']");
         click(wait, cancel);
-        wait.until(ExpectedConditions.alertIsPresent()).dismiss();
+        dialog(wait);
+        click(wait, By.id("ask-cancel"));
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(By.id("ask")));
         assertThat(jobState(waitingJob)).isEqualTo("available");
         click(wait, cancel);
-        Alert ask = wait.until(ExpectedConditions.alertIsPresent());
-        assertThat(ask.getText()).contains("Cancel job " + waitingJob);
-        ask.sendKeys("not wanted");
-        ask.accept();
+        assertThat(dialog(wait)).contains("Cancel job " + waitingJob);
+        browser.findElement(By.id("ask-reason")).sendKeys("not wanted");
+        click(wait, By.id("ask-ok"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "is cancelled"));
         assertThat(jobState(waitingJob)).isEqualTo("cancelled");
         assertThat(api.count("SELECT COUNT(*) FROM pv_operator_action WHERE action IN ('retry_job', 'cancel_job') AND applied"
@@ -330,5 +334,11 @@ class DashboardBrowserTest {
     private void shot(String name) throws IOException {
         Files.createDirectories(SHOTS);
         Files.write(SHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+
+    /** The action dialog, once open: its title and text. */
+    private static String dialog(WebDriverWait wait) {
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        return text(wait, By.id("ask-title")) + " " + text(wait, By.id("ask-text"));
     }
 }
