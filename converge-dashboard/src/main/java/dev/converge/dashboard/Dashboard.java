@@ -46,7 +46,7 @@ public final class Dashboard {
     private final Operators operators;
     private final Sessions sessions;
     private final List<Page> pages;
-    private final JobActions actions;
+    private final Actions actions;
     private final Supplier<? extends Collection<ResourceType>> resources;
     private final Duration orphanScanEvery;
 
@@ -55,7 +55,7 @@ public final class Dashboard {
         this.operators = Objects.requireNonNull(b.operators, "operators: who may open the dashboard");
         this.sessions = new Sessions(b.secret);
         this.pages = List.copyOf(b.pages);
-        this.actions = b.actions != null ? b.actions : new EngineJobActions(engine);
+        this.actions = b.actions != null ? b.actions : new EngineActions(engine);
         this.resources = b.resources;
         this.orphanScanEvery = b.orphanScanEvery;
     }
@@ -143,17 +143,30 @@ public final class Dashboard {
     }
 
     /**
-     * What "retry now" and "cancel" on the jobs page do. The default calls the engine's fenced
-     * {@link Converge#retryFailedJob} and {@link Converge#cancelWaitingJob} with the operator and
-     * the reason the person gave; an application that keeps its own record of operators' actions
-     * passes its own.
+     * What the dashboard's actions do: each gets the operator and the reason the person gave, and
+     * answers what happened in a sentence for the person (also when nothing changed, and why). The
+     * default calls the engine's fenced paths ({@link Converge#retryFailedJob},
+     * {@link Converge#cancelWaitingJob}, {@code flows().retry}, {@code ledger().settleExists} /
+     * {@code settleAbsent}, {@code tokens().settle}), which record who and why with the change; an
+     * application that keeps its own record of operators' actions passes its own. A missing target
+     * is {@link java.util.NoSuchElementException} (answered 404), a refused input
+     * {@link IllegalArgumentException} (422).
      */
-    public interface JobActions {
-        /** Retries a job that failed for good; answers what happened, in a sentence for the person. */
-        String retry(String operatorId, long jobId, String reason);
+    public interface Actions {
+        /** Retries a job that failed for good. */
+        String retryJob(String operatorId, long jobId, String reason);
 
-        /** Cancels a job that waits; answers what happened, in a sentence for the person. */
-        String cancel(String operatorId, long jobId, String reason);
+        /** Cancels a job that waits. */
+        String cancelJob(String operatorId, long jobId, String reason);
+
+        /** Retries a flow that needs attention from where it stopped (its compensation runs again). */
+        String retryFlow(String operatorId, long flowId, String reason);
+
+        /** Settles a ledger entry nobody can decide: it exists at the leaf as {@code leafId}, or (null) it does not. */
+        String settleEntry(String operatorId, long entryId, String leafId, String reason);
+
+        /** Settles a token whose use is unknown: spent ({@code used}) or available again. */
+        String settleToken(String operatorId, long tokenId, boolean used, String reason);
     }
 
     /** The operator of a request the dashboard admitted (for a {@link Page}'s {@code data}). */
@@ -166,7 +179,7 @@ public final class Dashboard {
         private Operators operators;
         private byte[] secret;
         private final List<Page> pages = new ArrayList<>();
-        private JobActions actions;
+        private Actions actions;
         private Supplier<? extends Collection<ResourceType>> resources = List::of;
         private Duration orphanScanEvery = Duration.ofMinutes(10);
 
@@ -202,8 +215,8 @@ public final class Dashboard {
             return this;
         }
 
-        /** What "retry now" and "cancel" do; by default the engine's fenced paths. */
-        public Builder jobActions(JobActions actions) {
+        /** What the actions do; by default the engine's fenced paths. */
+        public Builder actions(Actions actions) {
             this.actions = Objects.requireNonNull(actions);
             return this;
         }

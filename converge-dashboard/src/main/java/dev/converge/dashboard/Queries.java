@@ -192,6 +192,17 @@ final class Queries {
         return store.withConnection(c -> rows(c, sql.toString(), args));
     }
 
+    /**
+     * Tokens whose use is unknown (checked out, their use started, the leaf unable to tell): what a
+     * person settles. The token's value is never read.
+     */
+    List<Map<String, Object>> unknownTokens() {
+        return store.withConnection(c -> rows(c, "SELECT t.id, t.pool, t.state, t.owner_job_id, t.owner_epoch,"
+                + " t.checked_out_at, t.used_at, (SELECT j.state FROM cv_job j WHERE j.id = t.owner_job_id) AS owner_state"
+                + " FROM cv_token t WHERE t.state = 'checked_out' AND t.used_at IS NOT NULL ORDER BY t.used_at, t.id LIMIT "
+                + PAGE, List.of()));
+    }
+
     private static void filter(StringBuilder sql, List<Object> args, String column, String value) {
         if (value != null && !value.isBlank()) {
             sql.append(" AND ").append(column).append(" = ?");

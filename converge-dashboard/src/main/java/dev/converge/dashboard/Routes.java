@@ -54,14 +54,14 @@ final class Routes {
     private final Dashboard.Operators operators;
     private final Sessions sessions;
     private final List<Dashboard.Page> pages;
-    private final Dashboard.JobActions actions;
+    private final Dashboard.Actions actions;
     private final Queries queries;
     private final OverviewCache overview;
     private final Orphans orphans;
     private final ObjectMapper json = new ObjectMapper();
 
     Routes(String base, Converge engine, Dashboard.Operators operators, Sessions sessions, List<Dashboard.Page> pages,
-            Dashboard.JobActions actions, Supplier<? extends Collection<ResourceType>> resources, Duration orphanScanEvery) {
+            Dashboard.Actions actions, Supplier<? extends Collection<ResourceType>> resources, Duration orphanScanEvery) {
         this.base = base;
         this.engine = engine;
         this.operators = operators;
@@ -90,8 +90,23 @@ final class Routes {
                 queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before")),
                 "page", Queries.PAGE))));
         routes.get(api + "/jobs/{id}", operator(this::job));
-        routes.post(api + "/jobs/{id}/retry", operator(ctx -> jobAction(ctx, true)));
-        routes.post(api + "/jobs/{id}/cancel", operator(ctx -> jobAction(ctx, false)));
+        routes.post(api + "/jobs/{id}/retry", operator(ctx -> act(ctx, "job retry",
+                (op, id, reason, body) -> actions.retryJob(op, id, reason))));
+        routes.post(api + "/jobs/{id}/cancel", operator(ctx -> act(ctx, "job cancel",
+                (op, id, reason, body) -> actions.cancelJob(op, id, reason))));
+        routes.post(api + "/flows/{id}/retry", operator(ctx -> act(ctx, "flow retry",
+                (op, id, reason, body) -> actions.retryFlow(op, id, reason))));
+        routes.post(api + "/ledger/{id}/settle", operator(ctx -> act(ctx, "ledger settle", (op, id, reason, body) -> {
+            boolean exists = flag(body, "exists");
+            String leafId = exists ? text(body, "leaf_id").strip() : null;
+            if (leafId != null && leafId.length() > 500) {
+                throw new Problem(422, "leaf_id is at most 500 characters.");
+            }
+            return actions.settleEntry(op, id, leafId, reason);
+        })));
+        routes.post(api + "/tokens/{id}/settle", operator(ctx -> act(ctx, "token settle",
+                (op, id, reason, body) -> actions.settleToken(op, id, flag(body, "used"), reason))));
+        routes.get(api + "/tokens", operator(ctx -> send(ctx, Map.of("items", queries.unknownTokens()))));
         routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"))))));
         routes.get(api + "/flows/{id}", operator(this::flow));
         routes.get(api + "/ledger", operator(ctx -> {
@@ -245,25 +260,40 @@ final class Routes {
 
     // ---- actions ---------------------------------------------------------------------------
 
-    /** Retry now or cancel, with the reason the person gave; logged with the operator's id. */
-    private void jobAction(Context ctx, boolean retry) {
+    private interface Action {
+        String run(String operatorId, long id, String reason, JsonNode body);
+    }
+
+    /** An action on the path's target, with the reason the person gave; logged with the operator's id. */
+    private void act(Context ctx, String what, Action action) {
         long id = pathId(ctx);
-        JsonNode reason = body(ctx).get("reason");
+        JsonNode body = body(ctx);
+        JsonNode reason = body.get("reason");
         if (reason == null || !reason.isTextual() || reason.asText().isBlank()) {
             throw new Problem(422, "Say why: a reason is required, and recorded with the action.");
+        }
+        if (reason.asText().length() > 500) {
+            throw new Problem(422, "The reason is at most 500 characters.");
         }
         String operator = operator(ctx).id();
         String detail;
         try {
-            detail = retry ? actions.retry(operator, id, reason.asText().strip())
-                    : actions.cancel(operator, id, reason.asText().strip());
+            detail = action.run(operator, id, reason.asText().strip(), body);
         } catch (NoSuchElementException e) {
-            throw new Problem(404, "There is no job " + id + ".");
+            throw new Problem(404, e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new Problem(422, e.getMessage());
         }
-        log.info("job {} {} from the dashboard by operator {}: {}", id, retry ? "retry" : "cancel", operator, detail);
+        log.info("{} {} from the dashboard by operator {}: {}", what, id, operator, detail);
         send(ctx, Map.of("detail", detail));
+    }
+
+    private static boolean flag(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || !v.isBoolean()) {
+            throw new Problem(422, field + " is required: true or false.");
+        }
+        return v.asBoolean();
     }
 
     /**

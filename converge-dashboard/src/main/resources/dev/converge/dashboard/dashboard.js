@@ -72,11 +72,13 @@
   }
 
   // Asks the person to confirm an action in a modal dialog, and why when the action records a reason.
-  // Resolves to the reason ('' when none is asked), or null when the person goes back (button or Escape).
-  function ask({ title, text, ok, danger = false, reason = true }) {
+  // Resolves to { reason, ...read() }, or null when the person goes back (button or Escape).
+  // `extra`: more fields, shown above the reason; `read()` returns their values, or throws an Error saying what is missing.
+  function ask({ title, text, ok, danger = false, reason = true, extra = null, read = () => ({}) }) {
     const d = $('ask');
     $('ask-title').textContent = title;
     $('ask-text').textContent = text || '';
+    $('ask-extra').replaceChildren(...(extra ? [extra] : []));
     $('ask-why').hidden = !reason;
     $('ask-reason').value = '';
     $('ask-error').textContent = '';
@@ -91,13 +93,15 @@
         resolve(value);
       };
       $('ask-ok').onclick = () => {
+        let values;
+        try { values = read(); } catch (e) { $('ask-error').textContent = e.message; return; }
         const why = $('ask-reason').value.trim();
         if (reason && !why) {
           $('ask-error').textContent = 'Say why: the reason is recorded with the action.';
           $('ask-reason').focus();
           return;
         }
-        done(reason ? why : '');
+        done(Object.assign({ reason: why }, values));
       };
       $('ask-cancel').onclick = () => done(null);
       d.onclose = () => done(null); // Escape
@@ -141,15 +145,58 @@
       : { title: 'Cancel job ' + j.id + ' (' + j.kind + ')?', ok: 'Cancel the job', danger: true,
         text: 'It has not started; it will not run' + (j.flow_id ? ', and flow ' + j.flow_id + ' fails and compensates.' : '.') });
     if (reason === null) return;
+    await send(API + '/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retry' : '/cancel'), reason);
+  }
+
+  // posts an action the person confirmed; the answer (what happened, or why nothing did) goes to the notice
+  async function send(path, body) {
     try {
-      const r = await post(API + '/jobs/' + encodeURIComponent(j.id) + (verb === 'retry' ? '/retry' : '/cancel'),
-        { reason });
+      const r = await post(path, body);
       $('notice').textContent = r.detail;
     } catch (e) {
       if (e instanceof Refused && e.status === 401) { logout(e.message); return; }
       $('notice').textContent = 'Not done: ' + e.message;
     }
     draw();
+  }
+
+  async function retryFlow(f) {
+    const answer = await ask({ title: 'Retry flow ' + f.id + ' (' + f.kind + ' ' + f.subject + ')?',
+      text: 'Its compensation runs again from where it stopped; the flow ends when that finishes.', ok: 'Retry the flow' });
+    if (answer !== null) await send(API + '/flows/' + encodeURIComponent(f.id) + '/retry', answer);
+  }
+
+  function choice(name, options) {
+    return el('fieldset', { class: 'choice' }, options.map(([value, label, more], i) => el('label', {},
+      el('input', { type: 'radio', name, value, checked: i === 0 }), ' ' + label, more || null)));
+  }
+
+  function chosen(name) {
+    const c = document.querySelector('#ask input[name="' + name + '"]:checked');
+    if (!c) throw new Error('Choose one.');
+    return c.value;
+  }
+
+  async function settleEntry(e) {
+    const leaf = el('input', { id: 'settle-leaf-id', maxlength: 500, size: 24, 'aria-label': 'its id at the leaf' });
+    const answer = await ask({ title: 'Settle ' + e.kind + ' ' + e.natural_key + ' (entry ' + e.id + ')?', ok: 'Settle',
+      text: 'Look at the leaf first. The ledger takes your word: an entry that exists is adopted and confirmed, one that '
+        + 'does not is released (a later run may create it).',
+      extra: choice('settle-entry', [['exists', 'It exists at the leaf, under id ', leaf], ['absent', 'It does not exist at the leaf']]),
+      read: () => {
+        const exists = chosen('settle-entry') === 'exists';
+        if (exists && !leaf.value.trim()) throw new Error('Give its id at the leaf.');
+        return exists ? { exists: true, leaf_id: leaf.value.trim() } : { exists: false };
+      } });
+    if (answer !== null) await send(API + '/ledger/' + encodeURIComponent(e.id) + '/settle', answer);
+  }
+
+  async function settleToken(t) {
+    const answer = await ask({ title: 'Settle token ' + t.id + ' of pool ' + t.pool + '?', ok: 'Settle',
+      text: 'Its use started and nobody can tell whether it happened. Look at the service that uses it first.',
+      extra: choice('settle-token', [['used', 'Its use happened: spend it'], ['unused', 'Its use did not happen: make it available again']]),
+      read: () => ({ used: chosen('settle-token') === 'used' }) });
+    if (answer !== null) await send(API + '/tokens/' + encodeURIComponent(t.id) + '/settle', answer);
   }
 
   function jobActions(j) {
@@ -320,9 +367,12 @@
   }
 
   function ledgerTable(items) {
-    return table(['id', 'kind', 'natural key', 'state', 'leaf id', 'owner', 'updated', 'what happens next'], items.map((e) => [
+    return table(['id', 'kind', 'natural key', 'state', 'leaf id', 'owner', 'updated', 'what happens next', ''], items.map((e) => [
       String(e.id), e.kind, e.natural_key, state(e.state), e.leaf_id || '',
-      e.owner_job_id ? 'job ' + e.owner_job_id + ' epoch ' + e.owner_epoch : '', time(e.updated_at), e.next || '']),
+      e.owner_job_id ? el('a', { href: '#job/' + e.owner_job_id }, 'job ' + e.owner_job_id + ' epoch ' + e.owner_epoch) : '',
+      time(e.updated_at), e.next || '',
+      e.state === 'claimed' || e.state === 'uncertain'
+        ? el('button', { type: 'button', 'data-settle-entry': e.id, onclick: () => settleEntry(e) }, 'Settle') : '']),
     (i) => items[i].highlight ? { class: 'highlight', 'data-entry': items[i].id } : { 'data-entry': items[i].id });
   }
 
@@ -332,6 +382,8 @@
     return [
       el('h2', {}, 'Flow ' + f.id + ': ' + f.kind + ' ' + f.subject + ' ', state(f.state)),
       f.attention ? el('div', { class: 'attention' }, 'A person must look at this: ' + f.attention) : null,
+      f.state === 'needs_attention' ? el('p', {}, el('button', { type: 'button', 'data-retry-flow': f.id,
+        onclick: () => retryFlow(f) }, 'Retry the flow')) : null,
       f.failure_reason ? el('p', {}, 'Failure: ' + f.failure_reason) : null,
       el('h2', {}, 'Timeline'),
       table(['at', 'from', 'to', 'reason'], r.history.map((h) => [time(h.at), h.from ? state(h.from) : '',
@@ -371,6 +423,19 @@
       : el('span', {}, text);
   }
 
+  // a failed step is retried with its flow: the flow's state says whether that can happen now, and how
+  function stepOfFlow(f) {
+    if (f.state === 'needs_attention') {
+      return el('p', {}, 'A step of a flow is retried with its flow, from where it stopped. ',
+        el('button', { type: 'button', 'data-retry-flow': f.id, onclick: () => retryFlow(f) }, 'Retry flow ' + f.id));
+    }
+    const why = { failed: 'it has failed and compensated: its application starts it again if wanted',
+      succeeded: 'it succeeded without this step', compensating: 'it is compensating on its own',
+      running: 'it is still running' }[f.state] || 'it is ' + f.state;
+    return el('p', { class: 'muted', 'data-testid': 'step-of-flow' }, 'A step of a flow is retried with its flow; flow ' + f.id
+      + ' cannot be retried now: ' + why + '.');
+  }
+
   async function job(id) {
     let r;
     try {
@@ -395,6 +460,7 @@
       el('h2', {}, 'Job ' + j.id + ': ' + j.kind + ' ', state(j.state)),
       el('dl', { class: 'facts', 'data-testid': 'job-facts' }, facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
       el('p', {}, jobActions(Object.assign({}, j))),
+      j.state === 'failed' && r.flow ? stepOfFlow(r.flow) : null,
       el('h2', {}, 'Attempts'),
       r.attempts.length === 0
         ? el('p', { class: 'muted', 'data-testid': 'no-attempts' }, j.state === 'available'
@@ -407,13 +473,20 @@
   }
 
   async function ledger() {
-    const r = await get(API + '/ledger' + query());
+    const [r, tokens] = await Promise.all([get(API + '/ledger' + query()), get(API + '/tokens')]);
     return [
       el('h2', {}, 'Ledger'),
       el('p', { class: 'muted' }, 'Without a filter: the unresolved entries, the longest waiting first. Uncertain ones, and ones claimed over '
         + r.long_claimed_minutes + ' minutes, are highlighted.'),
       filterForm([['kind', 'Resource type'], ['state', 'State']], goWithFilters('ledger')),
       r.items.length === 0 ? el('p', {}, 'Nothing unresolved.') : ledgerTable(r.items),
+      el('h2', {}, 'Tokens whose use is unknown'),
+      tokens.items.length === 0 ? el('p', { class: 'muted' }, 'None: every token in use has a known outcome.') :
+        table(['id', 'pool', 'owner', 'checked out', 'use started', ''], tokens.items.map((t) => [String(t.id), t.pool,
+          t.owner_job_id ? el('a', { href: '#job/' + t.owner_job_id }, 'job ' + t.owner_job_id + (t.owner_state ? ' (' + t.owner_state + ')' : ''))
+            : '', time(t.checked_out_at), time(t.used_at),
+          el('button', { type: 'button', 'data-settle-token': t.id, onclick: () => settleToken(t) }, 'Settle')]),
+        (i) => ({ 'data-token': tokens.items[i].id })),
     ];
   }
 

@@ -2,6 +2,9 @@ package dev.converge.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.ledger.LedgerEntry;
+import dev.converge.ledger.LedgerState;
+import dev.converge.token.TokenState;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -183,6 +186,68 @@ class DashboardBrowserTest {
     private static String background() {
         return (String) ((JavascriptExecutor) browser).executeScript(
                 "return getComputedStyle(document.body).backgroundColor;");
+    }
+
+    /** An uncertain entry settled as existing, after the dialog asked for its leaf id and a reason. */
+    @Test
+    void anUncertainEntryIsSettledFromTheLedgerPage() throws IOException {
+        long entry = app.uncertainEntry("settle-1");
+        open("ledger");
+        By settle = By.cssSelector("button[data-settle-entry='" + entry + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(settle));
+        click(settle);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        browser.findElement(By.id("ask-reason")).sendKeys("found it at the leaf by hand");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("ask-error"), "Give its id at the leaf"));
+        browser.findElement(By.id("settle-leaf-id")).sendKeys("box-77");
+        shot("settle-entry-dialog");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "adopted and confirmed"));
+        LedgerEntry e = app.engine.ledger().entry(entry).orElseThrow();
+        assertThat(e.state()).isEqualTo(LedgerState.CONFIRMED);
+        assertThat(e.leafId()).isEqualTo("box-77");
+    }
+
+    /** A token whose use is unknown, settled as not used: available again; settling it twice changes nothing. */
+    @Test
+    void aTokenOfUnknownUseIsSettledFromTheLedgerPage() {
+        long token = app.tokenOfUnknownUse("licenses", "LIC-SECRET-123");
+        open("ledger");
+        By settle = By.cssSelector("button[data-settle-token='" + token + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(settle));
+        assertThat(browser.getPageSource()).as("a token's value is never shown").doesNotContain("LIC-SECRET-123");
+        click(settle);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        click(By.cssSelector("#ask input[name='settle-token'][value='unused']"));
+        browser.findElement(By.id("ask-reason")).sendKeys("the license service never saw it");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "available again"));
+        assertThat(app.engine.tokens().get(token).orElseThrow().state()).isEqualTo(TokenState.AVAILABLE);
+        wait.until(ExpectedConditions.invisibilityOfElementLocated(settle));
+    }
+
+    /** A failed step's page says why its flow cannot be retried now, instead of offering a button that would be refused. */
+    @Test
+    void aFailedStepSaysHowItsFlowIsRetried() {
+        long flow = app.failedFlow("order-46");
+        long step = failedStepOf(flow);
+        open("job/" + step);
+        By note = By.cssSelector("[data-testid='step-of-flow']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(note));
+        assertThat(text(note)).contains("retried with its flow").contains("flow " + flow).contains("failed and compensated");
+    }
+
+    private static long failedStepOf(long flow) {
+        return app.store.withConnection(c -> {
+            try (var ps = c.prepareStatement("SELECT id FROM cv_job WHERE flow_id = ? AND state = 'failed' ORDER BY id LIMIT 1")) {
+                ps.setLong(1, flow);
+                try (var rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
     }
 
     @Test

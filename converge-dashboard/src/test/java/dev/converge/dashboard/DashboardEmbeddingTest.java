@@ -164,6 +164,44 @@ class DashboardEmbeddingTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> app.charges.stream().filter("order-7"::equals).count() == 3);
     }
 
+    /** Each new action is CSRF-protected, wants a reason, and says why when it refuses or changes nothing. */
+    @Test
+    void theFlowLedgerAndTokenActionsRefuseWithAReasonThePersonCanRead() {
+        Session s = login();
+        long flow = app.failedFlow("order-70");
+        long entry = app.uncertainEntry("refusals-1");
+        long token = app.tokenOfUnknownUse("refusals", "VALUE-1");
+        String[] auth = {"Cookie", s.cookie(), "X-CSRF-Token", s.csrf()};
+        assertThat(send("POST", "/api/flows/" + flow + "/retry", "{\"reason\":\"x\"}", "Cookie", s.cookie()).status())
+                .as("no CSRF token").isEqualTo(403);
+
+        Reply noReason = send("POST", "/api/ledger/" + entry + "/settle", "{\"exists\":false}", auth);
+        assertThat(noReason.status()).isEqualTo(422);
+        assertThat(noReason.json().get("detail").asText()).contains("reason is required");
+        Reply noLeafId = send("POST", "/api/ledger/" + entry + "/settle", "{\"exists\":true,\"reason\":\"seen\"}", auth);
+        assertThat(noLeafId.status()).isEqualTo(422);
+        assertThat(noLeafId.json().get("detail").asText()).contains("leaf_id is required");
+        Reply notBoolean = send("POST", "/api/tokens/" + token + "/settle", "{\"used\":\"yes\",\"reason\":\"seen\"}", auth);
+        assertThat(notBoolean.status()).isEqualTo(422);
+        assertThat(notBoolean.json().get("detail").asText()).contains("used is required: true or false");
+        Reply missing = send("POST", "/api/ledger/999999/settle", "{\"exists\":false,\"reason\":\"seen\"}", auth);
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.json().get("detail").asText()).contains("There is no ledger entry 999999");
+
+        Reply finished = send("POST", "/api/flows/" + flow + "/retry", "{\"reason\":\"try again\"}", auth);
+        assertThat(finished.status()).isEqualTo(200);
+        assertThat(finished.json().get("detail").asText()).contains("is failed, not needs_attention: nothing was retried");
+
+        Reply settled = send("POST", "/api/tokens/" + token + "/settle", "{\"used\":true,\"reason\":\"the service has it\"}",
+                auth);
+        assertThat(settled.json().get("detail").asText()).contains("is spent");
+        Reply again = send("POST", "/api/tokens/" + token + "/settle", "{\"used\":false,\"reason\":\"again\"}", auth);
+        assertThat(again.json().get("detail").asText()).contains("no unknown use to settle").contains("nothing changed");
+        assertThat(app.engine.tokens().get(token).orElseThrow().state().sql()).isEqualTo("spent");
+        JsonNode tokens = read(s, "/api/tokens");
+        assertThat(tokens.toString()).doesNotContain("VALUE-1");
+    }
+
     @Test
     void aFailedFlowShowsItsTimelineAndItsCompensationsInTheOrderTheyRan() {
         long flow = app.failedFlow("order-8");

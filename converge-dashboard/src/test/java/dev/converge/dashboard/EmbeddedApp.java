@@ -102,15 +102,26 @@ final class EmbeddedApp implements AutoCloseable {
 
     /** A ledger entry the leaf answered ambiguously; its id. */
     long uncertainEntry(String key) {
+        return insert("INSERT INTO cv_ledger (kind, natural_key, subject, state, safety, created_at, updated_at) VALUES"
+                + " (?, ?, ?, 'uncertain', 'idempotent_by_constraint', ?, ?)", leaf.kind(), key, "order-" + key, NOW, NOW);
+    }
+
+    /** A token whose use started and whose outcome nobody knows (its owner gone); its id. */
+    long tokenOfUnknownUse(String pool, String value) {
+        return insert("INSERT INTO cv_token (pool, token, state, checked_out_at, used_at, created_at) VALUES"
+                + " (?, ?, 'checked_out', ?, ?, ?)", pool, value, NOW, NOW, NOW);
+    }
+
+    /** Stands for the current time among {@link #insert}'s values. */
+    private static final Object NOW = new Object();
+
+    private long insert(String sql, Object... values) {
         return store.withConnection(c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO cv_ledger (kind, natural_key, subject, state, safety,"
-                    + " created_at, updated_at) VALUES (?, ?, ?, 'uncertain', 'constraint', ?, ?)", new String[] {"id"})) {
+            try (PreparedStatement ps = c.prepareStatement(sql, new String[] {"id"})) {
                 OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-                ps.setString(1, leaf.kind());
-                ps.setString(2, key);
-                ps.setString(3, "order-" + key);
-                ps.setObject(4, now);
-                ps.setObject(5, now);
+                for (int i = 0; i < values.length; i++) {
+                    ps.setObject(i + 1, values[i] == NOW ? now : values[i]);
+                }
                 ps.executeUpdate();
                 try (var rs = ps.getGeneratedKeys()) {
                     rs.next();

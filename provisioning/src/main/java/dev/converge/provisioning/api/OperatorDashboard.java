@@ -59,15 +59,31 @@ public final class OperatorDashboard implements ApiExtension {
                         }
                     }
                 })
-                .jobActions(new Dashboard.JobActions() {
+                .actions(new Dashboard.Actions() {
+                    // recorded as operator actions (GET /v1/ops/actions), like the CLI's and the ops routes'
                     @Override
-                    public String retry(String operatorId, long jobId, String reason) {
+                    public String retryJob(String operatorId, long jobId, String reason) {
                         return hand.retryJob(actor(operatorId), jobId, reason).detail();
                     }
 
                     @Override
-                    public String cancel(String operatorId, long jobId, String reason) {
+                    public String cancelJob(String operatorId, long jobId, String reason) {
                         return hand.cancelJob(actor(operatorId), jobId, reason).detail();
+                    }
+
+                    @Override
+                    public String retryFlow(String operatorId, long flowId, String reason) {
+                        return hand.retryFlow(actor(operatorId), flowId, reason).detail();
+                    }
+
+                    @Override
+                    public String settleEntry(String operatorId, long entryId, String leafId, String reason) {
+                        return hand.settleEntry(actor(operatorId), entryId, leafId, reason).detail();
+                    }
+
+                    @Override
+                    public String settleToken(String operatorId, long tokenId, boolean used, String reason) {
+                        return hand.settleToken(actor(operatorId), tokenId, used, reason).detail();
                     }
                 })
                 .resources(() -> service.resources().all())

@@ -134,6 +134,20 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr.highlight[data-flow='" + attentionFlow + "']")));
         shot("flows");
 
+        // retry the flow that needs a person, from its page, with a reason: recorded as the operator's action
+        click(wait, By.cssSelector("tr[data-flow='" + attentionFlow + "'] a"));
+        By retryFlow = By.cssSelector("button[data-retry-flow='" + attentionFlow + "']");
+        wait.until(ExpectedConditions.elementToBeClickable(retryFlow));
+        click(wait, retryFlow);
+        assertThat(dialog(wait)).contains("Retry flow " + attentionFlow);
+        browser.findElement(By.id("ask-reason")).sendKeys("the license service says it does not exist");
+        click(wait, By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "compensates again"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> api.count("SELECT COUNT(*) FROM cv_flow WHERE id = ? AND state"
+                + " = 'failed'", attentionFlow) == 1);
+        assertThat(api.count("SELECT COUNT(*) FROM pv_operator_action WHERE action = 'retry_flow' AND applied AND target = ?",
+                "flow " + attentionFlow)).isEqualTo(1);
+
         // an orphan of ours, deleted after the operator confirms
         var repos = api.service().resources().get(SiteResources.REPOSITORY);
         String stray = repos.create(new CreateRequest(ApiHarness.subdomain("stray"),

@@ -36,6 +36,8 @@ class ScopeTableTest {
     private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/jobs/{id}", "GET /ui/api/flows",
             "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
             "POST /ui/api/orphans/delete", "POST /ui/api/jobs/{id}/retry", "POST /ui/api/jobs/{id}/cancel",
+            "POST /ui/api/flows/{id}/retry", "POST /ui/api/ledger/{id}/settle", "GET /ui/api/tokens",
+            "POST /ui/api/tokens/{id}/settle",
             "GET /ui/api/pages/sites", "GET /ui/pages/sites.js");
 
     static {
