@@ -144,7 +144,8 @@ public final class Dashboard {
 
     /**
      * What the dashboard's actions do: each gets the operator and the reason the person gave, and
-     * answers what happened in a sentence for the person (also when nothing changed, and why). The
+     * answers whether it changed anything and what happened, in a sentence for the person (also
+     * when nothing changed, and why). The
      * default calls the engine's fenced paths ({@link Converge#retryFailedJob},
      * {@link Converge#cancelWaitingJob}, {@code flows().retry}, {@code ledger().settleExists} /
      * {@code settleAbsent}, {@code tokens().settle}), which record who and why with the change; an
@@ -154,19 +155,23 @@ public final class Dashboard {
      */
     public interface Actions {
         /** Retries a job that failed for good. */
-        String retryJob(String operatorId, long jobId, String reason);
+        Outcome retryJob(String operatorId, long jobId, String reason);
 
         /** Cancels a job that waits. */
-        String cancelJob(String operatorId, long jobId, String reason);
+        Outcome cancelJob(String operatorId, long jobId, String reason);
 
         /** Retries a flow that needs attention from where it stopped (its compensation runs again). */
-        String retryFlow(String operatorId, long flowId, String reason);
+        Outcome retryFlow(String operatorId, long flowId, String reason);
 
         /** Settles a ledger entry nobody can decide: it exists at the leaf as {@code leafId}, or (null) it does not. */
-        String settleEntry(String operatorId, long entryId, String leafId, String reason);
+        Outcome settleEntry(String operatorId, long entryId, String leafId, String reason);
 
         /** Settles a token whose use is unknown: spent ({@code used}) or available again. */
-        String settleToken(String operatorId, long tokenId, boolean used, String reason);
+        Outcome settleToken(String operatorId, long tokenId, boolean used, String reason);
+    }
+
+    /** What came of an action: whether it changed anything, and what the person is told. */
+    public record Outcome(boolean changed, String detail) {
     }
 
     /** The operator of a request the dashboard admitted (for a {@link Page}'s {@code data}). */

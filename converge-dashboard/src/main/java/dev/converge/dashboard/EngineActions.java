@@ -17,56 +17,56 @@ final class EngineActions implements Dashboard.Actions {
     }
 
     @Override
-    public String retryJob(String operatorId, long jobId, String reason) {
+    public Dashboard.Outcome retryJob(String operatorId, long jobId, String reason) {
         JobRow job = engine.job(jobId).orElseThrow(() -> new NoSuchElementException("There is no job " + jobId + "."));
         boolean won = engine.retryFailedJob(jobId, actor(operatorId), reason);
-        return won ? "Job " + jobId + " (" + job.kind() + ") runs again from its first attempt."
-                : "Job " + jobId + " is " + state(jobId) + ", not failed: nothing was retried (someone may have retried it already).";
+        return new Dashboard.Outcome(won, won ? "Job " + jobId + " (" + job.kind() + ") runs again from its first attempt."
+                : "Job " + jobId + " is " + state(jobId) + ", not failed: nothing was retried (someone may have retried it already).");
     }
 
     @Override
-    public String cancelJob(String operatorId, long jobId, String reason) {
+    public Dashboard.Outcome cancelJob(String operatorId, long jobId, String reason) {
         JobRow job = engine.job(jobId).orElseThrow(() -> new NoSuchElementException("There is no job " + jobId + "."));
         boolean won = engine.cancelWaitingJob(jobId, actor(operatorId), reason);
-        return won ? "Job " + jobId + " (" + job.kind() + ") is cancelled before it ran"
+        return new Dashboard.Outcome(won, won ? "Job " + jobId + " (" + job.kind() + ") is cancelled before it ran"
                 + (job.flowId() != null ? "; flow " + job.flowId() + " fails and compensates." : ".")
                 : "Job " + jobId + " is " + state(jobId) + ", not waiting: nothing was cancelled (it started, ended, or"
-                        + " someone cancelled it already).";
+                        + " someone cancelled it already).");
     }
 
     @Override
-    public String retryFlow(String operatorId, long flowId, String reason) {
+    public Dashboard.Outcome retryFlow(String operatorId, long flowId, String reason) {
         FlowView flow = engine.flows().get(flowId).orElseThrow(() -> new NoSuchElementException("There is no flow "
                 + flowId + "."));
         boolean won = engine.flows().retry(flowId, actor(operatorId), reason);
-        return won ? "Flow " + flowId + " (" + flow.kind() + ") compensates again from where it stopped."
-                : "Flow " + flowId + " is " + engine.flows().get(flowId).map(f -> f.state().sql()).orElse("gone")
+        return new Dashboard.Outcome(won, won ? "Flow " + flowId + " (" + flow.kind() + ") compensates again from where it "
+                + "stopped." : "Flow " + flowId + " is " + engine.flows().get(flowId).map(f -> f.state().sql()).orElse("gone")
                         + ", not " + FlowState.NEEDS_ATTENTION.sql() + ": nothing was retried (only a flow that needs "
-                        + "attention is; a finished one is started again by its application).";
+                        + "attention is; a finished one is started again by its application).");
     }
 
     @Override
-    public String settleEntry(String operatorId, long entryId, String leafId, String reason) {
+    public Dashboard.Outcome settleEntry(String operatorId, long entryId, String leafId, String reason) {
         LedgerEntry e = engine.ledger().entry(entryId).orElseThrow(() -> new NoSuchElementException(
                 "There is no ledger entry " + entryId + "."));
         boolean won = leafId != null ? engine.ledger().settleExists(entryId, leafId, actor(operatorId), reason)
                 : engine.ledger().settleAbsent(entryId, actor(operatorId), reason);
         String what = e.kind() + " '" + e.naturalKey() + "'";
-        return won ? (leafId != null ? what + " exists as " + leafId + ": adopted and confirmed." : what
-                + " does not exist: released.")
+        return new Dashboard.Outcome(won, won ? (leafId != null ? what + " exists as " + leafId + ": adopted and confirmed."
+                : what + " does not exist: released.")
                 : what + " is " + engine.ledger().entry(entryId).map(x -> x.state().sql()).orElse("gone")
-                        + ": only a claimed or uncertain entry whose owner is not running is settled by hand; nothing changed.";
+                        + ": only a claimed or uncertain entry whose owner is not running is settled by hand; nothing changed.");
     }
 
     @Override
-    public String settleToken(String operatorId, long tokenId, boolean used, String reason) {
+    public Dashboard.Outcome settleToken(String operatorId, long tokenId, boolean used, String reason) {
         Token t = engine.tokens().get(tokenId).orElseThrow(() -> new NoSuchElementException("There is no token "
                 + tokenId + "."));
         boolean won = engine.tokens().settle(tokenId, used, actor(operatorId), reason);
-        return won ? "Token " + tokenId + " of pool " + t.pool() + (used ? " is spent: its use happened."
-                : " is available again: its use did not happen.")
+        return new Dashboard.Outcome(won, won ? "Token " + tokenId + " of pool " + t.pool() + (used
+                ? " is spent: its use happened." : " is available again: its use did not happen.")
                 : "Token " + tokenId + " has no unknown use to settle (it is "
-                        + engine.tokens().get(tokenId).map(x -> x.state().sql()).orElse("gone") + "); nothing changed.";
+                        + engine.tokens().get(tokenId).map(x -> x.state().sql()).orElse("gone") + "); nothing changed.");
     }
 
     private String state(long jobId) {

@@ -192,6 +192,44 @@ final class Queries {
         return store.withConnection(c -> rows(c, sql.toString(), args));
     }
 
+    /** At most this many jobs are acted on by one bulk request; the rest by the next. */
+    static final int BULK = 1000;
+    /** Counting a selection stops here: a larger one reads as "more than". */
+    static final int COUNT_CAP = 10_000;
+
+    /**
+     * What a bulk action selects with the jobs page's filters: for {@code retry} the failed jobs of
+     * no batch, chain or flow (those are retried with what they belong to); for {@code cancel} the
+     * waiting jobs but the engine's own.
+     */
+    private static String selection(String action, String queue, String kind, List<Object> args) {
+        StringBuilder sql = new StringBuilder(" FROM cv_job WHERE ");
+        if (action.equals("retry")) {
+            sql.append("state = 'failed' AND flow_id IS NULL AND batch_id IS NULL AND chain_id IS NULL");
+        } else {
+            sql.append("state = 'available' AND kind NOT LIKE 'converge.%'");
+        }
+        filter(sql, args, "queue", queue);
+        filter(sql, args, "kind", kind);
+        return sql.toString();
+    }
+
+    /** How many jobs a bulk action would select, counted up to {@link #COUNT_CAP} + 1. */
+    long selectionCount(String action, String queue, String kind) {
+        List<Object> args = new ArrayList<>();
+        String from = selection(action, queue, kind, args);
+        return store.withConnection(c -> ((Number) rows(c, "SELECT COUNT(*) AS n FROM (SELECT 1 AS one" + from + " LIMIT "
+                + (COUNT_CAP + 1) + ") AS s", args).get(0).get("n")).longValue());
+    }
+
+    /** The ids of the next {@link #BULK} jobs a bulk action selects, oldest first. */
+    List<Long> selectionIds(String action, String queue, String kind) {
+        List<Object> args = new ArrayList<>();
+        String from = selection(action, queue, kind, args);
+        return store.withConnection(c -> rows(c, "SELECT id" + from + " ORDER BY id LIMIT " + BULK, args).stream()
+                .map(r -> ((Number) r.get("id")).longValue()).toList());
+    }
+
     /**
      * Tokens whose use is unknown (checked out, their use started, the leaf unable to tell): what a
      * person settles. The token's value is never read.

@@ -89,6 +89,8 @@ final class Routes {
         routes.get(api + "/jobs", operator(ctx -> send(ctx, Map.of("items",
                 queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before")),
                 "page", Queries.PAGE))));
+        routes.get(api + "/jobs/selection", operator(this::selection)); // before /jobs/{id}
+        routes.post(api + "/jobs/bulk", operator(this::bulk));
         routes.get(api + "/jobs/{id}", operator(this::job));
         routes.post(api + "/jobs/{id}/retry", operator(ctx -> act(ctx, "job retry",
                 (op, id, reason, body) -> actions.retryJob(op, id, reason))));
@@ -261,7 +263,7 @@ final class Routes {
     // ---- actions ---------------------------------------------------------------------------
 
     private interface Action {
-        String run(String operatorId, long id, String reason, JsonNode body);
+        Dashboard.Outcome run(String operatorId, long id, String reason, JsonNode body);
     }
 
     /** An action on the path's target, with the reason the person gave; logged with the operator's id. */
@@ -276,16 +278,87 @@ final class Routes {
             throw new Problem(422, "The reason is at most 500 characters.");
         }
         String operator = operator(ctx).id();
-        String detail;
+        Dashboard.Outcome outcome;
         try {
-            detail = action.run(operator, id, reason.asText().strip(), body);
+            outcome = action.run(operator, id, reason.asText().strip(), body);
         } catch (NoSuchElementException e) {
             throw new Problem(404, e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new Problem(422, e.getMessage());
         }
-        log.info("{} {} from the dashboard by operator {}: {}", what, id, operator, detail);
-        send(ctx, Map.of("detail", detail));
+        log.info("{} {} from the dashboard by operator {}: {}", what, id, operator, outcome.detail());
+        send(ctx, Map.of("changed", outcome.changed(), "detail", outcome.detail()));
+    }
+
+    private static String bulkAction(String action) {
+        if (!"retry".equals(action) && !"cancel".equals(action)) {
+            throw new Problem(422, "action must be retry (failed jobs) or cancel (waiting jobs).");
+        }
+        return action;
+    }
+
+    private static String bulkFilter(String name, String value) {
+        if (value != null && value.length() > 200) {
+            throw new Problem(422, name + " is at most 200 characters.");
+        }
+        return value == null || value.isBlank() ? null : value.strip();
+    }
+
+    /** How many jobs a bulk action would take with these filters: what the dialog says before the person confirms. */
+    private void selection(Context ctx) {
+        String action = bulkAction(ctx.queryParam("action"));
+        long n = queries.selectionCount(action, bulkFilter("queue", param(ctx, "queue")), bulkFilter("type", param(ctx, "type")));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("action", action);
+        out.put("count", Math.min(n, Queries.COUNT_CAP));
+        out.put("more", n > Queries.COUNT_CAP);
+        out.put("per_request", Queries.BULK);
+        send(ctx, out);
+    }
+
+    /**
+     * Retries the failed jobs, or cancels the waiting ones, that the filters select, at most
+     * {@link Queries#BULK} a request, each through the same fenced action as one job's (so each is
+     * recorded with the reason, and one that changed meanwhile is left alone and counted).
+     */
+    private void bulk(Context ctx) {
+        JsonNode body = body(ctx);
+        String action = bulkAction(body.path("action").asText(null));
+        JsonNode reason = body.get("reason");
+        if (reason == null || !reason.isTextual() || reason.asText().isBlank() || reason.asText().length() > 500) {
+            throw new Problem(422, "Say why: a reason of at most 500 characters is required, and recorded with each job.");
+        }
+        String queue = bulkFilter("queue", body.path("queue").asText(null));
+        String type = bulkFilter("type", body.path("type").asText(null));
+        String operator = operator(ctx).id();
+        int changed = 0;
+        int unchanged = 0;
+        for (long id : queries.selectionIds(action, queue, type)) {
+            try {
+                Dashboard.Outcome o = action.equals("retry") ? actions.retryJob(operator, id, reason.asText().strip())
+                        : actions.cancelJob(operator, id, reason.asText().strip());
+                if (o.changed()) {
+                    changed++;
+                } else {
+                    unchanged++;
+                }
+            } catch (NoSuchElementException gone) {
+                unchanged++; // deleted by retention meanwhile
+            }
+        }
+        long left = queries.selectionCount(action, queue, type);
+        String verb = action.equals("retry") ? "Retried" : "Cancelled";
+        String detail = verb + " " + changed + " job(s)" + (unchanged > 0 ? "; " + unchanged + " had changed meanwhile and"
+                + " were left alone" : "") + "." + (left > 0 ? " " + (left > Queries.COUNT_CAP ? "More than " + Queries.COUNT_CAP
+                : String.valueOf(left)) + " still match" + (action.equals("retry") ? " (among them any that failed again)" : "")
+                + ": run it again for the next " + Queries.BULK + "." : "");
+        log.info("bulk {} from the dashboard by operator {} (queue {}, type {}): {}", action, operator, queue, type, detail);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("changed", changed);
+        out.put("unchanged", unchanged);
+        out.put("still_matching", left);
+        out.put("detail", detail);
+        send(ctx, out);
     }
 
     private static boolean flag(JsonNode body, String field) {

@@ -291,7 +291,11 @@
   function filterForm(fields, onChange) {
     const params = new URLSearchParams(location.hash.split('?')[1] || '');
     return el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); onChange(new FormData(e.target)); } },
-      fields.map(([name, label]) => el('label', {}, label, el('input', { name, value: params.get(name) || '', size: 14 }))),
+      // a field with choices is a select (any, or one of them); the others free text
+      fields.map(([name, label, choices]) => el('label', {}, label, choices
+        ? el('select', { name }, el('option', { value: '' }, 'any'),
+          choices.map((c) => el('option', { value: c, selected: params.get(name) === c }, c)))
+        : el('input', { name, value: params.get(name) || '', size: 14 }))),
       el('button', { type: 'submit' }, 'Filter'));
   }
 
@@ -315,11 +319,48 @@
     return raw ? '?' + raw : '';
   }
 
+  // the jobs the filters select, retried (failed) or cancelled (waiting) at once, after the dialog says how many
+  async function bulk(action) {
+    const q = new URLSearchParams(location.hash.split('?')[1] || '');
+    const queue = q.get('queue') || '', type = q.get('type') || '';
+    let sel;
+    try {
+      sel = await get(API + '/jobs/selection?' + new URLSearchParams({ action, queue, type }));
+    } catch (e) {
+      if (e instanceof Refused) { logout(e.message); return; }
+      $('notice').textContent = 'Not done: ' + e.message;
+      return;
+    }
+    const where = (queue ? ' in queue ' + queue : '') + (type ? ' of type ' + type : '');
+    if (sel.count === 0) {
+      $('notice').textContent = 'No ' + (action === 'retry' ? 'failed job of no flow, batch or chain' : 'waiting job') + where
+        + ': nothing to ' + action + '.';
+      return;
+    }
+    const n = (sel.more ? 'more than ' : '') + sel.count;
+    const answer = await ask(action === 'retry'
+      ? { title: 'Retry ' + n + ' failed job(s)' + where + '?', ok: 'Retry them',
+        text: 'Each runs again from its first attempt (' + sel.per_request + ' at most per confirmation). Steps of flows, '
+          + 'batches and chains are not among them: they are retried with what they belong to.' }
+      : { title: 'Cancel ' + n + ' waiting job(s)' + where + '?', ok: 'Cancel them', danger: true,
+        text: 'None of them has started; none will run (' + sel.per_request + ' at most per confirmation). A step of a flow '
+          + 'among them fails its flow, which compensates.' });
+    if (answer === null) return;
+    await send(API + '/jobs/bulk', Object.assign({ action, queue, type }, answer));
+  }
+
+  const JOB_STATES = ['available', 'running', 'succeeded', 'failed', 'cancelled'];
+
   async function jobs() {
     const r = await get(API + '/jobs' + query());
+    const shown = new URLSearchParams(location.hash.split('?')[1] || '').get('state');
     return [
       el('h2', {}, 'Jobs'),
-      filterForm([['queue', 'Queue'], ['state', 'State'], ['type', 'Type']], goWithFilters('jobs')),
+      filterForm([['queue', 'Queue'], ['state', 'State', JOB_STATES], ['type', 'Type']], goWithFilters('jobs')),
+      shown === 'failed' ? el('p', {}, el('button', { type: 'button', id: 'bulk-retry', onclick: () => bulk('retry') },
+        'Retry every failed job that matches\u2026')) : null,
+      shown === 'available' ? el('p', {}, el('button', { type: 'button', class: 'danger', id: 'bulk-cancel',
+        onclick: () => bulk('cancel') }, 'Cancel every waiting job that matches\u2026')) : null,
       table(['id', 'queue', 'type', 'state', 'attempt', 'node', 'flow', 'last error', 'action'], r.items.map((j) => [
         el('a', { href: '#job/' + j.id }, String(j.id)), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
         j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
@@ -338,7 +379,7 @@
     return [
       el('h2', {}, 'Flows'),
       el('p', { class: 'muted' }, 'Flows that need a person come first.'),
-      filterForm([['state', 'State']], goWithFilters('flows')),
+      filterForm([['state', 'State', ['running', 'compensating', 'needs_attention', 'succeeded', 'failed']]], goWithFilters('flows')),
       table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
         el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),
         f.attention || f.failure_reason || '', time(f.updated_at)]),
@@ -478,7 +519,8 @@
       el('h2', {}, 'Ledger'),
       el('p', { class: 'muted' }, 'Without a filter: the unresolved entries, the longest waiting first. Uncertain ones, and ones claimed over '
         + r.long_claimed_minutes + ' minutes, are highlighted.'),
-      filterForm([['kind', 'Resource type'], ['state', 'State']], goWithFilters('ledger')),
+      filterForm([['kind', 'Resource type'], ['state', 'State', ['claimed', 'uncertain', 'confirmed', 'deleting', 'deleted', 'released']]],
+        goWithFilters('ledger')),
       r.items.length === 0 ? el('p', {}, 'Nothing unresolved.') : ledgerTable(r.items),
       el('h2', {}, 'Tokens whose use is unknown'),
       tokens.items.length === 0 ? el('p', { class: 'muted' }, 'None: every token in use has a known outcome.') :
@@ -570,7 +612,7 @@
       if (mine !== generation) return; // a newer draw started meanwhile
       const target = $('view');
       // keep an open filter field's focus: redraw only when the user is not typing in it
-      if (target.contains(document.activeElement) && document.activeElement.tagName === 'INPUT') return;
+      if (target.contains(document.activeElement) && ['INPUT', 'SELECT'].includes(document.activeElement.tagName)) return;
       // a poll that brings nothing new leaves the page alone: a button the user is about to press stays the same button
       const fresh = document.createElement('div');
       fresh.replaceChildren(...nodes.filter((n) => n));

@@ -188,6 +188,52 @@ class DashboardBrowserTest {
                 "return getComputedStyle(document.body).backgroundColor;");
     }
 
+    /**
+     * Failed jobs chosen by the filters (state from its choices, type typed) are retried at once
+     * after the dialog says how many; each runs once more, and one of another type is left alone.
+     */
+    @Test
+    void theFailedJobsAFilterSelectsAreRetriedTogether() throws IOException {
+        long other = app.failedJob("bulk-other");
+        List.of("bulk-1", "bulk-2", "bulk-3").forEach(app::failedJob);
+        app.engine.store().withConnection(c -> {
+            try (var st = c.createStatement()) {
+                // the other one becomes a type of its own, so that the filter leaves it out
+                st.executeUpdate("UPDATE cv_job SET kind = 'shop.refund' WHERE id = " + other);
+            }
+            return null;
+        });
+        open("jobs");
+        By state = By.cssSelector("form.filters select[name='state']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(state));
+        new org.openqa.selenium.support.ui.Select(browser.findElement(state)).selectByValue("failed");
+        browser.findElement(By.cssSelector("form.filters input[name='type']")).sendKeys("shop.charge");
+        click(By.cssSelector("form.filters button[type='submit']"));
+        By bulk = By.id("bulk-retry");
+        wait.until(ExpectedConditions.elementToBeClickable(bulk));
+        long failedCharges = app.engine.store().withConnection(c -> {
+            try (var st = c.createStatement(); var rs = st.executeQuery("SELECT COUNT(*) FROM cv_job WHERE state = 'failed'"
+                    + " AND kind = 'shop.charge' AND flow_id IS NULL AND batch_id IS NULL AND chain_id IS NULL")) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+        click(bulk);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        assertThat(text(By.id("ask-title"))).isEqualTo("Retry " + failedCharges + " failed job(s) of type shop.charge?");
+        browser.findElement(By.id("ask-reason")).sendKeys("the card service is back");
+        shot("bulk-retry-dialog");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Retried " + failedCharges + " job(s)"));
+        for (String order : List.of("bulk-1", "bulk-2", "bulk-3")) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> app.charges.stream().filter(order::equals).count() == 2);
+        }
+        assertThat(app.charges.stream().filter("bulk-other"::equals).count()).as("run once: not selected").isEqualTo(1);
+        assertThat(app.engine.job(other).orElseThrow().state().sql()).as("another type: left alone").isEqualTo("failed");
+        assertThat(app.engine.job(other).orElseThrow().attempt()).isEqualTo(1);
+    }
+
     /** An uncertain entry settled as existing, after the dialog asked for its leaf id and a reason. */
     @Test
     void anUncertainEntryIsSettledFromTheLedgerPage() throws IOException {

@@ -198,6 +198,15 @@ class DashboardEmbeddingTest {
         Reply again = send("POST", "/api/tokens/" + token + "/settle", "{\"used\":false,\"reason\":\"again\"}", auth);
         assertThat(again.json().get("detail").asText()).contains("no unknown use to settle").contains("nothing changed");
         assertThat(app.engine.tokens().get(token).orElseThrow().state().sql()).isEqualTo("spent");
+        Reply badAction = send("POST", "/api/jobs/bulk", "{\"action\":\"delete\",\"reason\":\"x\"}", auth);
+        assertThat(badAction.status()).isEqualTo(422);
+        assertThat(badAction.json().get("detail").asText()).contains("action must be retry");
+        Reply bulkNoReason = send("POST", "/api/jobs/bulk", "{\"action\":\"retry\"}", auth);
+        assertThat(bulkNoReason.status()).isEqualTo(422);
+        assertThat(send("POST", "/api/jobs/bulk", "{\"action\":\"retry\",\"reason\":\"x\"}", "Cookie", s.cookie()).status())
+                .as("no CSRF token").isEqualTo(403);
+        JsonNode none = read(s, "/api/jobs/selection?action=cancel&type=no.such.type");
+        assertThat(none.get("count").asLong()).isZero();
         JsonNode tokens = read(s, "/api/tokens");
         assertThat(tokens.toString()).doesNotContain("VALUE-1");
     }

@@ -62,28 +62,28 @@ public final class OperatorDashboard implements ApiExtension {
                 .actions(new Dashboard.Actions() {
                     // recorded as operator actions (GET /v1/ops/actions), like the CLI's and the ops routes'
                     @Override
-                    public String retryJob(String operatorId, long jobId, String reason) {
-                        return hand.retryJob(actor(operatorId), jobId, reason).detail();
+                    public Dashboard.Outcome retryJob(String operatorId, long jobId, String reason) {
+                        return outcome(hand.retryJob(actor(operatorId), jobId, reason));
                     }
 
                     @Override
-                    public String cancelJob(String operatorId, long jobId, String reason) {
-                        return hand.cancelJob(actor(operatorId), jobId, reason).detail();
+                    public Dashboard.Outcome cancelJob(String operatorId, long jobId, String reason) {
+                        return outcome(hand.cancelJob(actor(operatorId), jobId, reason));
                     }
 
                     @Override
-                    public String retryFlow(String operatorId, long flowId, String reason) {
-                        return hand.retryFlow(actor(operatorId), flowId, reason).detail();
+                    public Dashboard.Outcome retryFlow(String operatorId, long flowId, String reason) {
+                        return outcome(hand.retryFlow(actor(operatorId), flowId, reason));
                     }
 
                     @Override
-                    public String settleEntry(String operatorId, long entryId, String leafId, String reason) {
-                        return hand.settleEntry(actor(operatorId), entryId, leafId, reason).detail();
+                    public Dashboard.Outcome settleEntry(String operatorId, long entryId, String leafId, String reason) {
+                        return outcome(hand.settleEntry(actor(operatorId), entryId, leafId, reason));
                     }
 
                     @Override
-                    public String settleToken(String operatorId, long tokenId, boolean used, String reason) {
-                        return hand.settleToken(actor(operatorId), tokenId, used, reason).detail();
+                    public Dashboard.Outcome settleToken(String operatorId, long tokenId, boolean used, String reason) {
+                        return outcome(hand.settleToken(actor(operatorId), tokenId, used, reason));
                     }
                 })
                 .resources(() -> service.resources().all())
@@ -100,6 +100,10 @@ public final class OperatorDashboard implements ApiExtension {
             }
         }
         return b.build();
+    }
+
+    private static Dashboard.Outcome outcome(OperatorActions.Outcome o) {
+        return new Dashboard.Outcome(o.applied(), o.detail());
     }
 
     /** The actor recorded with an action, as the ops routes name an operator token. */

@@ -33,7 +33,7 @@ class ScopeTableTest {
     private static final Map<String, Set<Scope>> TABLE = new LinkedHashMap<>();
 
     /** The dashboard's JSON: its own check, the operator token (or its session) only; any other token is unknown to it. */
-    private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/jobs/{id}", "GET /ui/api/flows",
+    private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/jobs/{id}", "GET /ui/api/jobs/selection", "POST /ui/api/jobs/bulk", "GET /ui/api/flows",
             "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
             "POST /ui/api/orphans/delete", "POST /ui/api/jobs/{id}/retry", "POST /ui/api/jobs/{id}/cancel",
             "POST /ui/api/flows/{id}/retry", "POST /ui/api/ledger/{id}/settle", "GET /ui/api/tokens",
