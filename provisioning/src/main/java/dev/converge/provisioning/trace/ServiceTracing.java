@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * The service's traces. Off unless the standard {@code OTEL_*} environment names an exporter
  * ({@code OTEL_EXPORTER_OTLP_ENDPOINT}, {@code OTEL_EXPORTER_OTLP_TRACES_ENDPOINT} or
  * {@code OTEL_TRACES_EXPORTER}; {@code OTEL_SDK_DISABLED=true} keeps it off): then the SDK is
- * configured from that environment (OTLP by default), once per process. An embedding
+ * configured from that environment (OTLP by default), once per process. Under the OpenTelemetry
+ * Java agent, the agent's instance is used instead (it read the same environment). An embedding
  * application or a test may hand its own {@link OpenTelemetry} instead ({@link #use}).
  * W3C {@code traceparent} is read from our API's requests and written on our calls to leaves.
  */
@@ -47,7 +48,12 @@ public final class ServiceTracing {
     public static synchronized Optional<OpenTelemetry> openTelemetry() {
         if (!environmentRead) {
             environmentRead = true;
-            if (wanted(System.getenv())) {
+            if (underJavaAgent()) {
+                // the agent configured the SDK from the same OTEL_* environment and owns the global instance:
+                // building a second one would fail (and export twice)
+                configured = io.opentelemetry.api.GlobalOpenTelemetry.get();
+                log.info("tracing on: through the OpenTelemetry Java agent");
+            } else if (wanted(System.getenv())) {
                 try {
                     configured = autoconfigured(Map.of(), true);
                     log.info("tracing on: exporting as the OTEL_* environment says");
@@ -76,6 +82,16 @@ public final class ServiceTracing {
             builder.setResultAsGlobal();
         }
         return builder.build().getOpenTelemetrySdk();
+    }
+
+    /** Whether this JVM runs under the OpenTelemetry Java agent ({@code -javaagent:opentelemetry-javaagent.jar}). */
+    static boolean underJavaAgent() {
+        try {
+            Class.forName("io.opentelemetry.javaagent.OpenTelemetryAgent", false, ClassLoader.getSystemClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Whether the environment asks for traces to be exported. */
