@@ -135,19 +135,35 @@ final class Queries {
         return store.withConnection(c -> rows(c, sql.toString(), args));
     }
 
-    /** {@code needs_attention} flows first (oldest first: they have waited longest), then the newest others. */
-    List<Map<String, Object>> flows(String state) {
+    /** Running jobs per node holding their lease (read through the running jobs' partial index). */
+    Map<String, Long> runningByNode() {
+        return store.withConnection(c -> {
+            Map<String, Long> out = new LinkedHashMap<>();
+            for (Map<String, Object> r : rows(c, "SELECT lease_owner AS node, COUNT(*) AS n FROM cv_job WHERE state = 'running'"
+                    + " GROUP BY lease_owner", List.of())) {
+                out.put(String.valueOf(r.get("node")), ((Number) r.get("n")).longValue());
+            }
+            return out;
+        });
+    }
+
+    /**
+     * {@code needs_attention} flows first (oldest first: they have waited longest), then the newest
+     * others; with {@code before}, the next page of the others (ids below it), without the first part.
+     */
+    List<Map<String, Object>> flows(String state, Long before) {
         String columns = "SELECT id, kind, subject, state, attention, failure_reason, deadline, created_at, updated_at,"
                 + " finished_at FROM cv_flow";
         return store.withConnection(c -> {
             List<Map<String, Object>> out = new ArrayList<>();
-            if (state == null || state.equals("needs_attention")) {
+            if (before == null && (state == null || state.equals("needs_attention"))) {
                 out.addAll(rows(c, columns + " WHERE state = 'needs_attention' ORDER BY id LIMIT " + PAGE, List.of()));
             }
+            String page = (before == null ? "" : " AND id < " + before) + " ORDER BY id DESC LIMIT " + PAGE;
             if (state == null) {
-                out.addAll(rows(c, columns + " WHERE state <> 'needs_attention' ORDER BY id DESC LIMIT " + PAGE, List.of()));
-            } else if (!state.equals("needs_attention")) {
-                out.addAll(rows(c, columns + " WHERE state = ? ORDER BY id DESC LIMIT " + PAGE, List.of(state)));
+                out.addAll(rows(c, columns + " WHERE state <> 'needs_attention'" + page, List.of()));
+            } else if (!state.equals("needs_attention") || before != null) {
+                out.addAll(rows(c, columns + " WHERE state = ?" + page, List.of(state)));
             }
             return out;
         });

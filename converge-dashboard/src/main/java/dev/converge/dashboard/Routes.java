@@ -109,7 +109,8 @@ final class Routes {
         routes.post(api + "/tokens/{id}/settle", operator(ctx -> act(ctx, "token settle",
                 (op, id, reason, body) -> actions.settleToken(op, id, flag(body, "used"), reason))));
         routes.get(api + "/tokens", operator(ctx -> send(ctx, Map.of("items", queries.unknownTokens()))));
-        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"))))));
+        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"),
+                longParam(ctx, "before")), "page", Queries.PAGE))));
         routes.get(api + "/flows/{id}", operator(this::flow));
         routes.get(api + "/ledger", operator(ctx -> {
             List<Map<String, Object>> items = queries.ledger(param(ctx, "kind"), param(ctx, "state"));
@@ -133,6 +134,7 @@ final class Routes {
      */
     private Map<String, Object> nodes() {
         List<Map<String, Object>> items = new java.util.ArrayList<>();
+        Map<String, Long> running = queries.runningByNode();
         for (dev.converge.queue.NodeInfo n : engine.nodes()) {
             Map<String, Object> m = new java.util.LinkedHashMap<>();
             m.put("node_id", n.nodeId());
@@ -142,6 +144,7 @@ final class Routes {
             m.put("started_at", n.startedAt().toString());
             m.put("last_seen", n.lastSeen().toString());
             m.put("live", n.live());
+            m.put("running", running.getOrDefault(n.nodeId(), 0L));
             items.add(m);
         }
         return Map.of("items", items, "this_node", engine.nodeId(), "unhandled", engine.jobsWithoutHandler());

@@ -376,14 +376,23 @@
 
   async function flowList() {
     const r = await get(API + '/flows' + query());
+    const paged = new URLSearchParams(location.hash.split('?')[1] || '').has('before');
+    const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('state');
+    // the newest-first part, which pages on (the needs-attention part is the oldest first, all on page one)
+    const older = wanted ? (wanted === 'needs_attention' ? [] : r.items)
+      : r.items.filter((f) => paged || f.state !== 'needs_attention');
     return [
       el('h2', {}, 'Flows'),
       el('p', { class: 'muted' }, 'Flows that need a person come first.'),
       filterForm([['state', 'State', ['running', 'compensating', 'needs_attention', 'succeeded', 'failed']]], goWithFilters('flows')),
-      table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
-        el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),
-        f.attention || f.failure_reason || '', time(f.updated_at)]),
-      (i) => r.items[i].state === 'needs_attention' ? { class: 'highlight', 'data-flow': r.items[i].id } : { 'data-flow': r.items[i].id }),
+      r.items.length === 0 ? el('p', { class: 'muted' }, 'No flow matches.') :
+        table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
+          el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),
+          f.attention || f.failure_reason || '', time(f.updated_at)]),
+        (i) => r.items[i].state === 'needs_attention' ? { class: 'highlight', 'data-flow': r.items[i].id } : { 'data-flow': r.items[i].id }),
+      // the next page: below the oldest of the newest-first part (the needs-attention part comes first, on page one only)
+      older.length >= r.page ? el('p', {}, el('a', { id: 'older-flows', href: '#flows?' + pageAfter(older[older.length - 1].id) },
+        'Older flows')) : null,
     ];
   }
 
@@ -394,9 +403,9 @@
       el('h2', {}, 'Nodes'),
       el('p', { class: 'muted' }, 'Every engine node that started and has not stopped, as it last recorded itself. '
         + 'A node leases only the job types it handles; one killed without stopping shows as not live for an hour.'),
-      table(['node', 'version', 'queues', 'job types', 'started', 'last seen', 'live'], r.items.map((n) => [
+      table(['node', 'version', 'queues', 'running', 'job types', 'started', 'last seen', 'live'], r.items.map((n) => [
         n.node_id + (n.node_id === r.this_node ? ' (serving this page)' : ''), n.version,
-        Object.entries(n.queues).map(([q, c]) => q + ' \u00d7 ' + c).join(', ') || 'none (enqueues only)',
+        Object.entries(n.queues).map(([q, c]) => q + ' \u00d7 ' + c).join(', ') || 'none (enqueues only)', n.running,
         n.job_types.filter((t) => !t.startsWith('converge.')).join(', '), time(n.started_at), time(n.last_seen),
         n.live ? 'yes' : 'no']),
         (i) => r.items[i].live ? { 'data-node': r.items[i].node_id } : { class: 'highlight', 'data-node': r.items[i].node_id }),

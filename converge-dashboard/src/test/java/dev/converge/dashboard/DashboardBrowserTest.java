@@ -234,6 +234,49 @@ class DashboardBrowserTest {
         assertThat(app.engine.job(other).orElseThrow().attempt()).isEqualTo(1);
     }
 
+    /** More flows than a page: the older ones are a link away, none shown twice, none skipped. */
+    @Test
+    void theFlowsListPagesOnToTheOldest() {
+        for (int i = 0; i < 55; i++) {
+            app.engine.flows().start(dev.converge.flow.Flow.of("paging", "p-" + i)
+                    .step(dev.converge.queue.Job.of(EmbeddedApp.STEP, new EmbeddedApp.Order("noop"))));
+        }
+        long total = app.engine.store().withConnection(c -> {
+            try (var st = c.createStatement(); var rs = st.executeQuery("SELECT COUNT(*) FROM cv_flow")) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+        open("flows");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        int pages = 0;
+        while (true) {
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-flow]")));
+            pages++;
+            List<String> ids = wait.ignoring(StaleElementReferenceException.class).until(d -> d.findElements(
+                    By.cssSelector("tr[data-flow]")).stream().map(e -> e.getAttribute("data-flow")).toList());
+            for (String id : ids) {
+                assertThat(seen.add(id)).as("flow %s shown once", id).isTrue();
+            }
+            List<WebElement> older = browser.findElements(By.id("older-flows"));
+            if (older.isEmpty()) {
+                break;
+            }
+            String next = older.get(0).getAttribute("href");
+            click(By.id("older-flows"));
+            wait.until(d -> d.getCurrentUrl().equals(next));
+            wait.until(d -> d.findElements(By.cssSelector("tr[data-flow]")).stream().noneMatch(e -> {
+                try {
+                    return ids.contains(e.getAttribute("data-flow"));
+                } catch (StaleElementReferenceException stale) {
+                    return false;
+                }
+            }));
+        }
+        assertThat(pages).isGreaterThan(1);
+        assertThat((long) seen.size()).as("every flow, on some page").isEqualTo(total);
+    }
+
     /** An uncertain entry settled as existing, after the dialog asked for its leaf id and a reason. */
     @Test
     void anUncertainEntryIsSettledFromTheLedgerPage() throws IOException {

@@ -76,7 +76,7 @@ class QueriesTest {
             return null;
         });
 
-        List<Map<String, Object>> flows = q.flows(null);
+        List<Map<String, Object>> flows = q.flows(null, null);
         assertThat(flows.get(0).get("state")).isEqualTo("needs_attention");
         assertThat(flows.get(0).get("attention")).isEqualTo("check the license");
         assertThat(flows).hasSize(2);
