@@ -703,6 +703,14 @@
       logout('');
     });
     window.addEventListener('hashchange', () => { if (csrf) draw(); });
+    // a job or a flow by its id: its page, at an address that can be shared (#job/<id>, #flow/<id>)
+    $('goto').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const id = $('goto-id').value.trim();
+      if (!/^[0-9]{1,18}$/.test(id) || Number(id) < 1) { $('notice').textContent = 'An id is a positive whole number.'; return; }
+      location.hash = $('goto-kind').value + '/' + id;
+      $('goto-id').value = '';
+    });
     // a reloaded page: its session (the cookie) may still be live; its CSRF token is read again
     fetch(BASE + '/session', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
       .then((r) => r.ok ? r.json() : null)

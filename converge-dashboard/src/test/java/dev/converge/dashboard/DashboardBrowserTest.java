@@ -339,6 +339,22 @@ class DashboardBrowserTest {
         });
     }
 
+    /** A job or a flow by its id, from the header: its page, at an address one can share. */
+    @Test
+    void aJobOrAFlowOpensByItsId() {
+        long job = app.failedJob("order-47");
+        browser.findElement(By.id("goto-id")).sendKeys(String.valueOf(job));
+        click(By.cssSelector("#goto button[type='submit']"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#view h2"), "Job " + job));
+        assertThat(browser.getCurrentUrl()).endsWith("#job/" + job);
+        long flow = app.failedFlow("order-48");
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("goto-kind"))).selectByValue("flow");
+        browser.findElement(By.id("goto-id")).sendKeys(String.valueOf(flow));
+        click(By.cssSelector("#goto button[type='submit']"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("#view h2"), "Flow " + flow));
+        assertThat(browser.getCurrentUrl()).endsWith("#flow/" + flow);
+    }
+
     @Test
     void aJobThatIsNotThereSaysWhatHappened() {
         open("job/987654321");
