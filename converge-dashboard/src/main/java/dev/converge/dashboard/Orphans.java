@@ -69,6 +69,13 @@ final class Orphans {
         return r;
     }
 
+    /** What went wrong, in one short line: the exception's kind and the first line of its message. */
+    static String cause(Throwable e) {
+        String message = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("").strip();
+        String line = e.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
+        return line.length() > 200 ? line.substring(0, 200) + "..." : line;
+    }
+
     /** Scans now, on the request's thread (the operator asked), and answers the result. */
     Map<String, Object> scanNow() {
         return scan();
@@ -87,7 +94,8 @@ final class Orphans {
             } catch (RuntimeException e) {
                 log.warn("orphans of {} could not be listed: {}", type.kind(), e.toString());
                 leaf.put("available", false);
-                leaf.put("detail", "The leaf could not be listed right now.");
+                leaf.put("detail", "The leaf could not be listed: " + cause(e) + ". The next scan tries again; "
+                        + "until then its orphans are unknown, not none.");
                 leaves.add(leaf);
                 continue;
             }

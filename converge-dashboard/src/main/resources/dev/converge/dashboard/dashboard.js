@@ -271,9 +271,13 @@
           table(['kind', 'states'], Object.entries(o.ledger).map(([k, m]) => [k,
             el('span', {}, Object.entries(m).map(([s, c]) => el('span', {}, state(s), ' ' + c + ' ')))]))),
         el('div', { class: 'card', 'data-testid': 'orphans' }, el('h3', {}, 'Orphans'),
-          orphanScan === null || !orphanScan.as_of ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
+          orphanScan === null ? el('p', { class: 'error' }, 'The orphans could not be read: see the Orphans page.') :
+            !orphanScan.as_of ? el('p', { class: 'muted' }, 'The first scan has not finished yet.') :
             el('p', {}, el('a', { href: '#orphans' }, el('span', { 'data-count': 'orphans' }, String(orphanScan.items.length)),
-              ' tagged as ours, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of))),
+              ' tagged as ours, ' + orphanScan.other_count + ' others'), el('br'), 'at the scan of ', time(orphanScan.as_of),
+            orphanScan.complete ? null : el('span', { class: 'error', 'data-testid': 'orphans-incomplete' }, el('br'),
+              orphanScan.leaves.filter((l) => !l.available).length + ' of ' + orphanScan.leaves.length
+                + ' leaves could not be listed: their orphans are unknown, not none.'))),
         el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
           o.recurring.length === 0 ? el('p', { class: 'muted' }, 'None declared.') :
             table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [r.name,

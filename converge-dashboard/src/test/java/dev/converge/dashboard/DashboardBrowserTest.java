@@ -355,6 +355,28 @@ class DashboardBrowserTest {
         assertThat(browser.getCurrentUrl()).endsWith("#flow/" + flow);
     }
 
+    /** With the leaf down, the overview does not say "0 orphans": it says they are unknown, and the orphans page says why. */
+    @Test
+    void aLeafThatCannotBeListedIsNotReadAsNoOrphans() {
+        app.leafDown = true;
+        try {
+            open("orphans");
+            click(By.id("scan-orphans"));
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "could not be listed"));
+            assertThat(text(By.id("view"))).contains("IllegalStateException: connection refused: shop.box is down")
+                    .contains("unknown, not none");
+            open("overview");
+            By incomplete = By.cssSelector("[data-testid='orphans-incomplete']");
+            wait.until(ExpectedConditions.presenceOfElementLocated(incomplete));
+            assertThat(text(incomplete)).contains("1 of 1 leaves could not be listed");
+        } finally {
+            app.leafDown = false;
+            open("orphans");
+            click(By.id("scan-orphans"));
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "listed again"));
+        }
+    }
+
     @Test
     void aJobThatIsNotThereSaysWhatHappened() {
         open("job/987654321");

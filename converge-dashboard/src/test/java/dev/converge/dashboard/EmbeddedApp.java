@@ -43,6 +43,34 @@ final class EmbeddedApp implements AutoCloseable {
     final Store store;
     final Converge engine;
     final CountingLeaf leaf = CountingLeaf.uniqueByKey("shop.box");
+    /** While true, the orphans page's leaf cannot be listed (its service is down). */
+    volatile boolean leafDown;
+    private final dev.converge.ledger.ResourceType unreachable = new dev.converge.ledger.ResourceType() {
+        @Override
+        public String kind() {
+            return leaf.kind();
+        }
+
+        @Override
+        public dev.converge.ledger.RepetitionSafety createSafety() {
+            return leaf.createSafety();
+        }
+
+        @Override
+        public dev.converge.ledger.LeafResource create(dev.converge.ledger.CreateRequest request) {
+            throw new IllegalStateException("connection refused: shop.box is down");
+        }
+
+        @Override
+        public void delete(dev.converge.ledger.LeafResource resource) {
+            throw new IllegalStateException("connection refused: shop.box is down");
+        }
+
+        @Override
+        public List<dev.converge.ledger.LeafResource> list() {
+            throw new IllegalStateException("connection refused: shop.box is down");
+        }
+    };
     final List<String> undone = new CopyOnWriteArrayList<>();
     /** Every run of a charge, by what it charged. */
     final List<String> charges = new CopyOnWriteArrayList<>();
@@ -69,7 +97,7 @@ final class EmbeddedApp implements AutoCloseable {
         engine.start();
         Dashboard dashboard = Dashboard.builder(engine)
                 .operators(token -> TOKEN.equals(token) ? Optional.of(new Dashboard.Operator("ops-1", null)) : Optional.empty())
-                .resources(() -> List.of(leaf))
+                .resources(() -> leafDown ? List.of(unreachable) : List.of(leaf))
                 .page(new Dashboard.Page("hello", "Hello", ctx -> ctx.contentType("application/json")
                         .result("{\"operator\":\"" + Dashboard.operator(ctx).id() + "\"}"), "test-app/hello.js"))
                 .build();
