@@ -88,9 +88,13 @@ class DashboardBrowserTest {
 
     @AfterEach
     void noConsoleErrors() {
-        List<LogEntry> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    /** The browser's console errors since the last read (reading them empties the log). */
+    private static List<LogEntry> consoleErrors() {
+        return browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
-        assertThat(errors).as("console errors").isEmpty();
     }
 
     @Test
@@ -384,9 +388,7 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.presenceOfElementLocated(missing));
         assertThat(text(missing)).contains("There is no job 987654321").contains("retention");
         // the browser reports the 404 it was answered; that one, and nothing else, is expected here
-        List<LogEntry> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
-                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue()).toList();
-        assertThat(severe).allSatisfy(e -> assertThat(e.getMessage()).contains("/api/jobs/987654321").contains("404"));
+        assertThat(consoleErrors()).allSatisfy(e -> assertThat(e.getMessage()).contains("/api/jobs/987654321").contains("404"));
     }
 
     @Test
