@@ -32,6 +32,8 @@ import dev.converge.queue.internal.JsonCodec;
 import dev.converge.queue.internal.QueueWorker;
 import dev.converge.queue.internal.UnhandledJobs;
 import dev.converge.queue.internal.Fleet;
+import dev.converge.queue.internal.HistoryRecorder;
+import dev.converge.queue.HistoryPoint;
 import dev.converge.queue.NodeInfo;
 import dev.converge.queue.internal.Wiring;
 import dev.converge.recurring.Occurrence;
@@ -55,6 +57,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -177,6 +180,8 @@ public final class Converge implements AutoCloseable {
                     settings.heartbeat(), live).start();
             leaderships.add(new Leadership(claims, "converge:fleet", settings.heartbeat().multipliedBy(6),
                     fleet::forgetGone).start());
+            leaderships.add(new Leadership(claims, "converge:history", HistoryRecorder.EVERY,
+                    () -> runtime.history().sample(fleetQueues())).start());
             if (!workers.isEmpty()) {
                 unhandled = new UnhandledJobs(runtime, new ArrayList<>(queueSizes.keySet()), fleet).start();
             }
@@ -451,6 +456,35 @@ public final class Converge implements AutoCloseable {
     public List<NodeInfo> nodes() {
         Fleet f = fleet;
         return f == null ? List.of() : f.nodes();
+    }
+
+    private Set<String> fleetQueues() {
+        Set<String> out = new TreeSet<>(queueSizes.keySet());
+        for (NodeInfo n : nodes()) {
+            if (n.live()) {
+                out.addAll(n.queues().keySet());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What {@code queue} did over the last {@code span}, summed over the fleet, oldest first: a
+     * point per step (one minute up to 200 minutes, then 5, 15, 60 ... minutes, at most 200
+     * points), zeros where nothing happened. Each node writes its deliveries' counts every minute
+     * (and when it stops), the leader samples depth every minute; kept seven days.
+     *
+     * @param span from one minute to seven days
+     */
+    public List<HistoryPoint> history(String queue, Duration span) {
+        if (queue == null || queue.isBlank()) {
+            throw new IllegalArgumentException("name the queue whose history to read");
+        }
+        if (span == null || span.compareTo(Duration.ofMinutes(1)) < 0 || span.compareTo(HistoryRecorder.KEPT) > 0) {
+            throw new IllegalArgumentException("a history spans one minute to " + HistoryRecorder.KEPT.toDays()
+                    + " days, not " + span);
+        }
+        return runtime.history().read(queue, span);
     }
 
     public EngineStats stats() {

@@ -40,7 +40,8 @@ public final class Dashboard {
     private static final Pattern MOUNT = Pattern.compile("(/[A-Za-z0-9._-]+)+");
     private static final Pattern PAGE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,30}");
     /** Names the dashboard's own views use; a page may not take them. */
-    private static final List<String> OWN = List.of("overview", "jobs", "flows", "flow", "ledger", "orphans");
+    private static final List<String> OWN = List.of("overview", "jobs", "job", "flows", "flow", "nodes", "history", "ledger",
+            "orphans");
 
     private final Converge engine;
     private final Operators operators;

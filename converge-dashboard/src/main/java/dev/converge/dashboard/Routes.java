@@ -48,6 +48,9 @@ final class Routes {
     private static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
     private static final String RESOURCES = "dev/converge/dashboard/";
+    /** The charting library's files, in its webjar (the version its pom.properties names). */
+    private static final String UPLOT = "META-INF/resources/webjars/uplot/" + webjarVersion("org.webjars.npm", "uplot")
+            + "/dist/";
 
     private final String base;
     private final Converge engine;
@@ -80,6 +83,10 @@ final class Routes {
         byte[] css = resource(RESOURCES + "dashboard.css");
         routes.get(base + "/dashboard.js", ctx -> asset(ctx, "text/javascript; charset=utf-8", js));
         routes.get(base + "/dashboard.css", ctx -> asset(ctx, "text/css; charset=utf-8", css));
+        byte[] chartJs = resource(UPLOT + "uPlot.iife.min.js");
+        byte[] chartCss = resource(UPLOT + "uPlot.min.css");
+        routes.get(base + "/uplot.js", ctx -> asset(ctx, "text/javascript; charset=utf-8", chartJs));
+        routes.get(base + "/uplot.css", ctx -> asset(ctx, "text/css; charset=utf-8", chartCss));
         routes.post(base + "/session", answer(this::login));
         routes.get(base + "/session", answer(this::current));
         routes.delete(base + "/session", answer(this::logout));
@@ -118,6 +125,7 @@ final class Routes {
             send(ctx, Map.of("items", items, "long_claimed_minutes", LONG_CLAIMED.toMinutes()));
         }));
         routes.get(api + "/nodes", operator(ctx -> send(ctx, nodes())));
+        routes.get(api + "/history", operator(this::history));
         routes.get(api + "/orphans", operator(ctx -> send(ctx, orphans.report())));
         routes.post(api + "/orphans/scan", operator(ctx -> send(ctx, orphans.scanNow())));
         routes.post(api + "/orphans/delete", operator(this::deleteOrphan));
@@ -126,6 +134,53 @@ final class Routes {
             routes.get(base + "/pages/" + p.name() + ".js", ctx -> asset(ctx, "text/javascript; charset=utf-8", script));
             routes.get(api + "/pages/" + p.name(), operator(p.data()));
         }
+    }
+
+    /** The spans a queue's history is shown over. */
+    private static final Map<String, Duration> SPANS = new java.util.LinkedHashMap<>(Map.of("1h", Duration.ofHours(1),
+            "24h", Duration.ofHours(24), "7d", Duration.ofDays(7)));
+
+    /** One queue's history (the first known queue when none is named) and the queues there are to choose from. */
+    private void history(Context ctx) {
+        String spanName = param(ctx, "span") == null ? "1h" : param(ctx, "span");
+        Duration span = SPANS.get(spanName);
+        if (span == null) {
+            throw new Problem(422, "span is one of 1h, 24h, 7d.");
+        }
+        java.util.TreeSet<String> known = new java.util.TreeSet<>();
+        overview.get().queues().forEach(q -> known.add(q.queue()));
+        engine.nodes().forEach(n -> known.addAll(n.queues().keySet()));
+        String queue = param(ctx, "queue");
+        if (queue != null && queue.length() > 200) {
+            throw new Problem(422, "A queue's name is at most 200 characters.");
+        }
+        if (queue == null) {
+            queue = known.isEmpty() ? null : known.first();
+        }
+        List<Map<String, Object>> points = new java.util.ArrayList<>();
+        Long step = null;
+        if (queue != null) {
+            for (dev.converge.queue.HistoryPoint p : engine.history(queue, span)) {
+                step = p.step().toSeconds();
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("at", p.at().toString());
+                m.put("succeeded", p.succeeded());
+                m.put("failed", p.failed());
+                m.put("retried", p.retried());
+                m.put("depth", p.depth());
+                m.put("running", p.running());
+                m.put("wait_p95_ms", p.waitP95() == null ? null : p.waitP95().toMillis());
+                m.put("run_p95_ms", p.runP95() == null ? null : p.runP95().toMillis());
+                points.add(m);
+            }
+        }
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("queue", queue);
+        out.put("span", spanName);
+        out.put("step_seconds", step);
+        out.put("queues", known);
+        out.put("points", points);
+        send(ctx, out);
     }
 
     /**
@@ -619,6 +674,16 @@ final class Routes {
 
     private static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+
+    private static String webjarVersion(String group, String artifact) {
+        java.util.Properties p = new java.util.Properties();
+        try {
+            p.load(new java.io.ByteArrayInputStream(resource("META-INF/maven/" + group + "/" + artifact + "/pom.properties")));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the version of " + artifact, e);
+        }
+        return p.getProperty("version");
     }
 
     private static byte[] resource(String name) {

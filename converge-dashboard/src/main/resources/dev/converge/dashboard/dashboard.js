@@ -254,7 +254,8 @@
       el('h3', {}, 'Queue ' + q.queue),
       table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
       el('p', { class: 'muted' }, 'Last hour: ' + q.succeeded_last_hour + ' succeeded, ' + q.failed_last_hour + ' failed for good'),
-      chart(q.throughput, o.bucket_minutes)));
+      chart(q.throughput, o.bucket_minutes),
+      el('p', {}, el('a', { href: '#history?' + new URLSearchParams({ queue: q.queue, span: '24h' }) }, 'History of ' + q.queue))));
     const n = o.this_node;
     return [
       flows.items.length === 0 ? null : el('section', { id: 'attention', 'aria-labelledby': 'attention-h' },
@@ -585,7 +586,87 @@
     ];
   }
 
-  const VIEWS = { overview, jobs, flows: flowList, nodes, ledger, orphans };
+  // ---- history: a queue's depth, throughput, failures and times, drawn by uPlot ------------------
+
+  // charts drawn once per data: the page keeps them across polls until their data (or the theme) changes
+  const chartDrawers = new Map();
+  let plots = [];
+
+  function seconds(ms) {
+    return ms == null ? null : ms / 1000;
+  }
+
+  function historyChart(title, testId, xs, series, opts = {}) {
+    const css = getComputedStyle(document.documentElement);
+    const color = (v) => css.getPropertyValue(v).trim();
+    const axis = { stroke: color('--fg'), grid: { stroke: color('--line'), width: 1 }, ticks: { stroke: color('--line'), width: 1 } };
+    const box = el('figure', { class: 'history-chart', 'data-chart': testId },
+      el('figcaption', {}, title));
+    return {
+      box,
+      draw: (width) => {
+        const plot = new uPlot({
+          width, height: 180,
+          scales: { x: { time: true }, y: opts.log ? { distr: 3 } : { range: (u, min, max) => [0, Math.max(1, max)] } },
+          axes: [axis, Object.assign({}, axis, opts.log ? { size: 64, values: (u, v) => v.map((x) => x == null ? '' : x >= 60 ? (x / 60) + ' min' : x + ' s') } : {})],
+          series: [{}].concat(series.map(([label, cssVar, , dash]) => ({
+            // points too: a minute with something between two without is a dot, not nothing
+            label, stroke: color(cssVar), width: 2, spanGaps: false, dash, points: { show: true, size: 5, fill: color(cssVar) },
+            value: (u, v) => v == null ? '\u2013' : opts.log ? (v >= 60 ? (v / 60) + ' min' : v + ' s') : String(Math.round(v * 100) / 100),
+          }))),
+        }, [xs].concat(series.map(([, , values]) => values)), box);
+        plots.push(plot);
+      },
+    };
+  }
+
+  async function history() {
+    const q = new URLSearchParams(location.hash.split('?')[1] || '');
+    const span = ['1h', '24h', '7d'].includes(q.get('span')) ? q.get('span') : '1h';
+    const wanted = q.get('queue');
+    const h = await get(API + '/history?span=' + span + (wanted ? '&queue=' + encodeURIComponent(wanted) : ''));
+    const link = (queue, s) => '#history?' + new URLSearchParams({ queue, span: s });
+    const head = [el('h2', {}, 'History'),
+      el('p', { class: 'muted' }, 'What each queue did, summed over every node: each node writes its counts every minute and '
+        + 'the leader samples the depth; kept seven days.')];
+    if (!h.queue) return head.concat(el('p', { 'data-testid': 'history-empty' }, 'No queue has a history yet: it starts with the first node that works a queue.'));
+    const pts = h.points;
+    const xs = pts.map((p) => Date.parse(p.at) / 1000);
+    const perMinute = (n) => n / (h.step_seconds / 60);
+    const total = (f) => pts.reduce((a, p) => a + p[f], 0);
+    const stepText = h.step_seconds === 60 ? 'per minute' : 'per minute, averaged over ' + (h.step_seconds / 60) + ' minutes';
+    const charts = [
+      historyChart('Depth: jobs due and waiting, and running (the most at a sample)', 'depth', xs, [
+        ['waiting', '--warn', pts.map((p) => p.depth)], ['running', '--accent', pts.map((p) => p.running)]]),
+      historyChart('Throughput: jobs finished ' + stepText, 'throughput', xs, [
+        ['succeeded', '--ok', pts.map((p) => perMinute(p.succeeded))], ['failed for good', '--bad', pts.map((p) => perMinute(p.failed))]]),
+      historyChart('Failures ' + stepText + ': for good, and retried', 'failures', xs, [
+        ['failed for good', '--bad', pts.map((p) => perMinute(p.failed))], ['retried', '--warn', pts.map((p) => perMinute(p.retried)), [4, 4]]]),
+      historyChart('Wait (due to start) and run time, p95 (log scale)', 'times', xs, [
+        ['wait p95', '--warn', pts.map((p) => seconds(p.wait_p95_ms))], ['run p95', '--accent', pts.map((p) => seconds(p.run_p95_ms))]], { log: true }),
+    ];
+    const theme = document.documentElement.dataset.theme || (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+    const key = h.queue + ' ' + h.span + ' ' + theme + ' ' + JSON.stringify(pts);
+    chartDrawers.clear();
+    chartDrawers.set(key, (container) => {
+      // each chart as wide as its cell of the grid
+      charts.forEach((c) => container.append(c.box));
+      charts.forEach((c) => c.draw(Math.max(260, c.box.clientWidth - 20)));
+    });
+    return head.concat(
+      el('form', { class: 'filters', onsubmit: (e) => e.preventDefault() },
+        el('label', {}, 'Queue', el('select', { id: 'history-queue', onchange: (e) => { location.hash = link(e.target.value, span); } },
+          h.queues.map((name) => el('option', { value: name, selected: name === h.queue }, name)))),
+        el('span', { class: 'spans', role: 'group', 'aria-label': 'Span' }, ['1h', '24h', '7d'].map((s) =>
+          s === span ? el('strong', { 'aria-current': 'true', 'data-span': s }, s) : el('a', { href: link(h.queue, s), 'data-span': s }, s)))),
+      el('p', { 'data-testid': 'history-totals' }, 'In the last ' + span + ' on ', el('strong', {}, h.queue), ': ',
+        el('span', { 'data-total': 'succeeded' }, String(total('succeeded'))), ' succeeded, ',
+        el('span', { 'data-total': 'failed' }, String(total('failed'))), ' failed for good, ',
+        el('span', { 'data-total': 'retried' }, String(total('retried'))), ' retried.'),
+      el('div', { class: 'history', 'data-charts': key }));
+  }
+
+  const VIEWS = { overview, jobs, flows: flowList, nodes, history, ledger, orphans };
 
   // an application's own pages: ConvergeDashboard.page(name, async (ui) => nodes), from a script the page loads
   window.ConvergeDashboard = Object.freeze({
@@ -632,7 +713,16 @@
       // what the person opened (a stack trace) stays open across polls
       const open = new Set([...target.querySelectorAll('details[open][data-key]')].map((d) => d.dataset.key));
       for (const d of fresh.querySelectorAll('details[data-key]')) if (open.has(d.dataset.key)) d.open = true;
-      if (fresh.innerHTML !== target.innerHTML) target.replaceChildren(...fresh.childNodes);
+      // charts are compared by their data (their key), not their drawing
+      const shown = target.cloneNode(true);
+      for (const c of shown.querySelectorAll('[data-charts]')) c.replaceChildren();
+      if (fresh.innerHTML !== shown.innerHTML) {
+        plots.forEach((p) => p.destroy());
+        plots = [];
+        target.replaceChildren(...fresh.childNodes);
+        for (const c of target.querySelectorAll('[data-charts]')) chartDrawers.get(c.dataset.charts)(c);
+      }
+      chartDrawers.clear();
       $('status').textContent = 'Updated ' + new Date().toLocaleTimeString();
     } catch (e) {
       if (e instanceof Refused) {
@@ -680,6 +770,7 @@
         || (!document.documentElement.dataset.theme && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'light' : 'dark';
       try { localStorage.setItem('converge-theme', next); } catch (x) { /* kept for this page only */ }
       applyTheme(next);
+      if (csrf) draw(); // charts take their colours when drawn
     });
     $('login').addEventListener('submit', async (e) => {
       e.preventDefault();

@@ -168,10 +168,13 @@ class DashboardBrowserTest {
             for (String theme : List.of("light", "dark")) {
                 js.executeScript("document.documentElement.dataset.theme = arguments[0];", theme);
                 wait.until(d -> (theme.equals("dark") ? DARK_BG : LIGHT_BG).equals(background()));
-                for (String view : List.of("overview", "jobs", "job/" + job, "flows", "flow/" + flow, "nodes", "ledger",
-                        "orphans")) {
+                for (String view : List.of("overview", "jobs", "job/" + job, "flows", "flow/" + flow, "nodes", "history",
+                        "ledger", "orphans")) {
                     open(view);
                     String nav = view.startsWith("job/") ? "jobs" : view.startsWith("flow/") ? "flows" : view;
+                    if (view.equals("history")) {
+                        wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
+                    }
                     wait.until(ExpectedConditions.presenceOfElementLocated(
                             By.cssSelector("nav a[aria-current='page'][href='#" + nav + "']")));
                     wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#view h2")));
@@ -444,6 +447,36 @@ class DashboardBrowserTest {
         assertThat(text(row)).contains(app.engine.nodeId()).contains("(serving this page)").contains("default \u00d7 2")
                 .endsWith("yes");
         shot("nodes");
+    }
+
+    /**
+     * A queue's history is drawn by the charting library: four charts (depth, throughput, failures,
+     * times) with something drawn on them, totals that count the jobs that just failed, and the
+     * span switched by a link.
+     */
+    @Test
+    void aQueuesHistoryIsChartedOverTheChosenSpan() throws IOException {
+        app.failedJob("charted-1");
+        app.failedJob("charted-2");
+        dev.converge.queue.internal.Wiring.runtime(app.engine).history().flush();
+        dev.converge.queue.internal.Wiring.runtime(app.engine).history().sample(List.of("default"));
+        click(By.cssSelector("nav a[href='#history']"));
+        wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
+        assertThat(browser.findElements(By.cssSelector("figure[data-chart]"))).extracting(e -> e.getAttribute("data-chart"))
+                .containsExactly("depth", "throughput", "failures", "times");
+        assertThat(Long.parseLong(text(By.cssSelector("[data-total='failed']")))).isGreaterThanOrEqualTo(2);
+        assertThat(text(By.id("history-queue"))).contains("default");
+        Long painted = (Long) ((JavascriptExecutor) browser).executeScript(
+                "const c = document.querySelector(\"figure[data-chart='failures'] canvas\");"
+                + "const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                + "let n = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++; return n;");
+        assertThat(painted).as("pixels the failures chart painted (axes, grid, the line)").isGreaterThan(500L);
+        shot("history");
+        click(By.cssSelector("a[data-span='24h']"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("strong[data-span='24h']")));
+        wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
+        assertThat(text(By.cssSelector("[data-testid='history-totals']"))).startsWith("In the last 24h on default");
+        assertThat(browser.getCurrentUrl()).contains("#history?queue=default&span=24h");
     }
 
     @Test

@@ -250,6 +250,34 @@ class DashboardEmbeddingTest {
     }
 
     @Test
+    void aQueuesHistoryAddsUpItsFailuresInStepsThatSuitTheSpan() {
+        app.failedJob("history-1");
+        app.failedJob("history-2");
+        dev.converge.queue.internal.Wiring.runtime(app.engine).history().flush();
+        Session s = login();
+        JsonNode hour = read(s, "/api/history?queue=default&span=1h");
+        assertThat(hour.get("queue").asText()).isEqualTo("default");
+        assertThat(hour.get("step_seconds").asLong()).isEqualTo(60);
+        assertThat(hour.get("points")).hasSize(60);
+        long failed = 0;
+        for (JsonNode p : hour.get("points")) {
+            failed += p.get("failed").asLong();
+        }
+        assertThat(failed).as("at least the two just failed").isGreaterThanOrEqualTo(2);
+        List<String> queues = new ArrayList<>();
+        hour.get("queues").forEach(q -> queues.add(q.asText()));
+        assertThat(queues).contains("default");
+        JsonNode week = read(s, "/api/history?span=7d");
+        assertThat(week.get("queue").asText()).as("the first queue when none is named").isEqualTo(queues.get(0));
+        assertThat(week.get("step_seconds").asLong()).isEqualTo(3600);
+        assertThat(week.get("points")).hasSize(168);
+        Reply bad = send("GET", "/api/history?span=2y", null, "Cookie", s.cookie());
+        assertThat(bad.status()).isEqualTo(422);
+        assertThat(bad.body()).contains("1h, 24h, 7d");
+        assertThat(send("GET", "/api/history", null).status()).as("operators only").isEqualTo(401);
+    }
+
+    @Test
     void anUncertainEntryIsHighlightedWithWhatTheReaperDoesNext() {
         long entry = app.uncertainEntry("box-uncertain");
         JsonNode e = null;

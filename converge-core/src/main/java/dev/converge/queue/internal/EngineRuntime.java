@@ -52,6 +52,7 @@ public final class EngineRuntime {
     private final ScheduledExecutorService timeouts;
     private final java.util.List<DeliveryObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final DeliveryObserver observer = new Observers(observers);
+    private final HistoryRecorder history;
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
@@ -71,6 +72,13 @@ public final class EngineRuntime {
         this.heartbeat = new Heartbeat(this);
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
+        this.history = new HistoryRecorder(store, nodeId);
+        observers.add(history);
+    }
+
+    /** The queues' history this node keeps (its deliveries' counts; the depth when it leads). */
+    public HistoryRecorder history() {
+        return history;
     }
 
     static Thread daemon(Runnable r, String name) {
@@ -281,6 +289,8 @@ public final class EngineRuntime {
             completer.start();
             heartbeat.start();
             rescuer.start();
+            long every = HistoryRecorder.EVERY.toMillis();
+            timeouts.scheduleWithFixedDelay(history::flush, every, every, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -445,6 +455,7 @@ public final class EngineRuntime {
         rescuer.close();
         completer.close();
         timeouts.shutdownNow();
+        history.flush(); // what this node did since its last row, outcomes of the shutdown included
         wakeup.close();
         if (!held.isEmpty()) {
             log.warn("{} deliveries still held at shutdown; their leases will expire and they will be redelivered",

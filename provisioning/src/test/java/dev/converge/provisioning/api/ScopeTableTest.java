@@ -34,7 +34,7 @@ class ScopeTableTest {
 
     /** The dashboard's JSON: its own check, the operator token (or its session) only; any other token is unknown to it. */
     private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/jobs/{id}", "GET /ui/api/jobs/selection", "POST /ui/api/jobs/bulk", "GET /ui/api/flows",
-            "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
+            "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/history", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
             "POST /ui/api/orphans/delete", "POST /ui/api/jobs/{id}/retry", "POST /ui/api/jobs/{id}/cancel",
             "POST /ui/api/flows/{id}/retry", "POST /ui/api/ledger/{id}/settle", "GET /ui/api/tokens",
             "POST /ui/api/tokens/{id}/settle",
@@ -48,6 +48,8 @@ class ScopeTableTest {
         TABLE.put("GET /ui", PUBLIC);
         TABLE.put("GET /ui/dashboard.js", PUBLIC);
         TABLE.put("GET /ui/dashboard.css", PUBLIC);
+        TABLE.put("GET /ui/uplot.js", PUBLIC);
+        TABLE.put("GET /ui/uplot.css", PUBLIC);
         // the session exchange takes the operator token in its body, never a bearer header; no session is an answer
         TABLE.put("POST /ui/session", PUBLIC);
         TABLE.put("GET /ui/session", PUBLIC);
