@@ -1,5 +1,6 @@
 package dev.converge.recurring;
 
+import dev.converge.flow.ManualAction;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
@@ -79,6 +80,11 @@ public final class RecurringJobs {
             if (!slot.isAfter(row.lastSlot())) {
                 return false;
             }
+            if (row.pausedAt() != null) {
+                table.decided(c, job.name(), slot, null, true, sqlNow);
+                log.debug("recurring job {}: slot {} passes, paused", job.name(), slot);
+                return false;
+            }
             Instant expected = job.schedule().nextAfter(row.lastSlot());
             boolean missedSome = expected != null && expected.isBefore(slot);
             boolean late = Duration.between(slot, now).compareTo(job.grace()) > 0;
@@ -116,10 +122,83 @@ public final class RecurringJobs {
                 Instant next = job.schedule().nextAfter(row == null ? now : maxOf(row.lastSlot(), job.schedule().latestAtOrBefore(now)));
                 out.add(new RecurringView(job.name(), job.type().name(), job.type().queue(), job.schedule().describe(),
                         job.missedSlots(), row == null ? null : row.lastSlot(), row == null ? null : row.lastJobId(),
-                        row == null ? 0 : row.skipped(), next));
+                        row == null ? 0 : row.skipped(), next, row == null ? null : row.pausedAt(),
+                        row == null ? null : row.lastAction()));
             }
             return out;
         });
+    }
+
+    /**
+     * Pauses a recurring job across the fleet: its slots pass as skipped until it is resumed (a
+     * run already enqueued still runs). Records who and why. False if it was paused already.
+     *
+     * @throws java.util.NoSuchElementException if no recurring job has that name
+     * @throws IllegalStateException on the previous release's schema (migrate first)
+     */
+    public boolean pause(String name, String actor, String reason) {
+        return act(name, "paused", actor, reason);
+    }
+
+    /**
+     * Resumes a paused recurring job from its next slot (the slots that passed while paused are not
+     * run). Records who and why. False if it was not paused.
+     */
+    public boolean resume(String name, String actor, String reason) {
+        return act(name, "resumed", actor, reason);
+    }
+
+    /**
+     * Enqueues a run of a recurring job now, as if a slot fell now (its payload for this instant),
+     * beside its schedule, which goes on unchanged; paused or not. Records who and why. Returns the job's id.
+     */
+    public long runNow(String name, String actor, String reason) {
+        RecurringJob<?> job = declaredNamed(name);
+        ManualAction.validate(actor, reason);
+        Instant now = store.clock().localNow();
+        Instant sqlNow = store.clock().sqlNow();
+        long id = store.inTransaction(c -> {
+            EnqueueResult r = enqueue(c, job, now);
+            ensureRow(c, job, now, sqlNow);
+            if (table.pausable(c)) {
+                table.act(c, name, "ran_now", actor, reason, sqlNow);
+            }
+            return r.jobId();
+        });
+        log.info("recurring job {} run now by {} (job {}): {}", name, actor, id, reason);
+        return id;
+    }
+
+    private boolean act(String name, String action, String actor, String reason) {
+        RecurringJob<?> job = declaredNamed(name);
+        ManualAction.validate(actor, reason);
+        Instant now = store.clock().localNow();
+        Instant sqlNow = store.clock().sqlNow();
+        boolean changed = store.inTransaction(c -> {
+            if (!table.pausable(c)) {
+                throw new IllegalStateException("pausing a recurring job needs this release's schema (cv_recurring."
+                        + "paused_at): run the migrations first");
+            }
+            ensureRow(c, job, now, sqlNow);
+            return table.act(c, name, action, actor, reason, sqlNow);
+        });
+        if (changed) {
+            log.info("recurring job {} {} by {}: {}", name, action, actor, reason);
+        }
+        return changed;
+    }
+
+    /** A job never decided has no row yet: its row starts at its latest slot, which is not run. */
+    private void ensureRow(Connection c, RecurringJob<?> job, Instant now, Instant sqlNow) throws SQLException {
+        if (table.get(c, job.name()) == null) {
+            Instant slot = job.schedule().latestAtOrBefore(now);
+            table.insertFirst(c, job.name(), slot != null ? slot : now, sqlNow);
+        }
+    }
+
+    private RecurringJob<?> declaredNamed(String name) {
+        return jobs.stream().filter(j -> j.name().equals(name)).findFirst().orElseThrow(
+                () -> new java.util.NoSuchElementException("There is no recurring job named '" + name + "'."));
     }
 
     public Optional<RecurringView> view(String name) {

@@ -40,8 +40,8 @@ public final class Dashboard {
     private static final Pattern MOUNT = Pattern.compile("(/[A-Za-z0-9._-]+)+");
     private static final Pattern PAGE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,30}");
     /** Names the dashboard's own views use; a page may not take them. */
-    private static final List<String> OWN = List.of("overview", "jobs", "job", "flows", "flow", "nodes", "history", "ledger",
-            "orphans");
+    private static final List<String> OWN = List.of("overview", "jobs", "job", "flows", "flow", "nodes", "history",
+            "recurring", "ledger", "orphans");
 
     private final Converge engine;
     private final Operators operators;
@@ -149,7 +149,8 @@ public final class Dashboard {
      * when nothing changed, and why). The
      * default calls the engine's fenced paths ({@link Converge#retryFailedJob},
      * {@link Converge#cancelWaitingJob}, {@code flows().retry}, {@code ledger().settleExists} /
-     * {@code settleAbsent}, {@code tokens().settle}), which record who and why with the change; an
+     * {@code settleAbsent}, {@code tokens().settle}, {@code recurring().pause} / {@code resume} /
+     * {@code runNow}), which record who and why with the change; an
      * application that keeps its own record of operators' actions passes its own. A missing target
      * is {@link java.util.NoSuchElementException} (answered 404), a refused input
      * {@link IllegalArgumentException} (422).
@@ -169,6 +170,15 @@ public final class Dashboard {
 
         /** Settles a token whose use is unknown: spent ({@code used}) or available again. */
         Outcome settleToken(String operatorId, long tokenId, boolean used, String reason);
+
+        /** Pauses a recurring job: its slots pass, not run, until it is resumed. */
+        Outcome pauseRecurring(String operatorId, String name, String reason);
+
+        /** Resumes a paused recurring job from its next slot. */
+        Outcome resumeRecurring(String operatorId, String name, String reason);
+
+        /** Runs a recurring job once now, beside its schedule. */
+        Outcome runRecurring(String operatorId, String name, String reason);
     }
 
     /** What came of an action: whether it changed anything, and what the person is told. */

@@ -69,6 +69,29 @@ final class EngineActions implements Dashboard.Actions {
                         + engine.tokens().get(tokenId).map(x -> x.state().sql()).orElse("gone") + "); nothing changed.");
     }
 
+    @Override
+    public Dashboard.Outcome pauseRecurring(String operatorId, String name, String reason) {
+        boolean won = engine.recurring().pause(name, actor(operatorId), reason);
+        return new Dashboard.Outcome(won, won ? "Recurring job " + name + " is paused: its slots pass, not run, until it "
+                + "is resumed." : "Recurring job " + name + " was paused already; nothing changed.");
+    }
+
+    @Override
+    public Dashboard.Outcome resumeRecurring(String operatorId, String name, String reason) {
+        boolean won = engine.recurring().resume(name, actor(operatorId), reason);
+        return new Dashboard.Outcome(won, won ? "Recurring job " + name + " runs again from its next slot"
+                + engine.recurring().view(name).map(v -> v.nextSlot() == null ? "" : " (" + v.nextSlot() + ")").orElse("")
+                + "; the slots that passed while paused are not run." : "Recurring job " + name
+                        + " was not paused; nothing changed.");
+    }
+
+    @Override
+    public Dashboard.Outcome runRecurring(String operatorId, String name, String reason) {
+        long id = engine.recurring().runNow(name, actor(operatorId), reason);
+        return new Dashboard.Outcome(true, "Recurring job " + name + " runs now as job " + id
+                + "; its schedule goes on unchanged.");
+    }
+
     private String state(long jobId) {
         return engine.job(jobId).map(j -> j.state().sql()).orElse("gone");
     }

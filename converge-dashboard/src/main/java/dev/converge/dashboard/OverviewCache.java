@@ -43,11 +43,12 @@ final class OverviewCache {
     /** One recurring job: its schedule, the last slot decided and the next one due. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Recurring(String name, String jobType, String schedule, String missedSlots, String lastSlot,
-            Long lastJobId, long skipped, String nextSlot) {
+            Long lastJobId, long skipped, String nextSlot, boolean paused) {
         static Recurring of(RecurringView v) {
-            return new Recurring(v.name(), v.jobType(), v.schedule(), v.missedSlots().name().toLowerCase(),
+            return new Recurring(v.name(), v.jobType(), Schedules.words(v.schedule()),
+                    v.missedSlots().name().toLowerCase(java.util.Locale.ROOT),
                     v.lastSlot() == null ? null : v.lastSlot().toString(), v.lastJobId(), v.skipped(),
-                    v.nextSlot() == null ? null : v.nextSlot().toString());
+                    v.nextSlot() == null ? null : v.nextSlot().toString(), v.paused());
         }
     }
 

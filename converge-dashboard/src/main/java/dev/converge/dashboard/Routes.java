@@ -115,6 +115,13 @@ final class Routes {
         })));
         routes.post(api + "/tokens/{id}/settle", operator(ctx -> act(ctx, "token settle",
                 (op, id, reason, body) -> actions.settleToken(op, id, flag(body, "used"), reason))));
+        routes.get(api + "/recurring", operator(ctx -> send(ctx, Map.of("items", recurring()))));
+        routes.post(api + "/recurring/{name}/pause", operator(ctx -> actOnRecurring(ctx, "recurring pause",
+                (op, name, reason, body) -> actions.pauseRecurring(op, name, reason))));
+        routes.post(api + "/recurring/{name}/resume", operator(ctx -> actOnRecurring(ctx, "recurring resume",
+                (op, name, reason, body) -> actions.resumeRecurring(op, name, reason))));
+        routes.post(api + "/recurring/{name}/run", operator(ctx -> actOnRecurring(ctx, "recurring run now",
+                (op, name, reason, body) -> actions.runRecurring(op, name, reason))));
         routes.get(api + "/tokens", operator(ctx -> send(ctx, Map.of("items", queries.unknownTokens()))));
         routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"),
                 longParam(ctx, "before")), "page", Queries.PAGE))));
@@ -136,6 +143,32 @@ final class Routes {
         }
     }
 
+    /** Every declared recurring job: its schedule in words, last and next slot, and whether a person paused it. */
+    private List<Map<String, Object>> recurring() {
+        List<Map<String, Object>> out = new java.util.ArrayList<>();
+        for (dev.converge.recurring.RecurringView r : engine.recurring().list()) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("name", r.name());
+            m.put("job_type", r.jobType());
+            m.put("queue", r.queue());
+            m.put("schedule", Schedules.words(r.schedule()));
+            m.put("missed_slots", r.missedSlots().name().toLowerCase(java.util.Locale.ROOT));
+            m.put("last_slot", iso(r.lastSlot()));
+            m.put("last_job_id", r.lastJobId());
+            m.put("skipped", r.skipped());
+            m.put("next_slot", iso(r.nextSlot()));
+            m.put("paused_at", iso(r.pausedAt()));
+            if (r.lastAction() != null) {
+                m.put("last_action", Map.of("action", r.lastAction().action(), "actor", r.lastAction().actor(),
+                        "reason", r.lastAction().reason(), "at", iso(r.lastAction().at())));
+            } else {
+                m.put("last_action", null);
+            }
+            out.add(m);
+        }
+        return out;
+    }
+
     /** The spans a queue's history is shown over. */
     private static final Map<String, Duration> SPANS = new java.util.LinkedHashMap<>(Map.of("1h", Duration.ofHours(1),
             "24h", Duration.ofHours(24), "7d", Duration.ofDays(7)));
@@ -147,8 +180,8 @@ final class Routes {
         if (span == null) {
             throw new Problem(422, "span is one of 1h, 24h, 7d.");
         }
+        // the queues the fleet works (a queue nobody works is opened from its overview card, which names it)
         java.util.TreeSet<String> known = new java.util.TreeSet<>();
-        overview.get().queues().forEach(q -> known.add(q.queue()));
         engine.nodes().forEach(n -> known.addAll(n.queues().keySet()));
         String queue = param(ctx, "queue");
         if (queue != null && queue.length() > 200) {
@@ -156,6 +189,8 @@ final class Routes {
         }
         if (queue == null) {
             queue = known.isEmpty() ? null : known.first();
+        } else {
+            known.add(queue);
         }
         List<Map<String, Object>> points = new java.util.ArrayList<>();
         Long step = null;
@@ -320,13 +355,25 @@ final class Routes {
 
     // ---- actions ---------------------------------------------------------------------------
 
-    private interface Action {
-        Dashboard.Outcome run(String operatorId, long id, String reason, JsonNode body);
+    private interface Action<T> {
+        Dashboard.Outcome run(String operatorId, T target, String reason, JsonNode body);
     }
 
-    /** An action on the path's target, with the reason the person gave; logged with the operator's id. */
-    private void act(Context ctx, String what, Action action) {
-        long id = pathId(ctx);
+    /** An action on the path's id, with the reason the person gave; logged with the operator's id. */
+    private void act(Context ctx, String what, Action<Long> action) {
+        act(ctx, what, pathId(ctx), action);
+    }
+
+    /** An action on a recurring job named in the path. */
+    private void actOnRecurring(Context ctx, String what, Action<String> action) {
+        String name = ctx.pathParam("name");
+        if (name.isBlank() || name.length() > 200) {
+            throw new Problem(404, "There is no recurring job named '" + name + "'.");
+        }
+        act(ctx, what, name, action);
+    }
+
+    private <T> void act(Context ctx, String what, T target, Action<T> action) {
         JsonNode body = body(ctx);
         JsonNode reason = body.get("reason");
         if (reason == null || !reason.isTextual() || reason.asText().isBlank()) {
@@ -338,13 +385,15 @@ final class Routes {
         String operator = operator(ctx).id();
         Dashboard.Outcome outcome;
         try {
-            outcome = action.run(operator, id, reason.asText().strip(), body);
+            outcome = action.run(operator, target, reason.asText().strip(), body);
         } catch (NoSuchElementException e) {
             throw new Problem(404, e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new Problem(422, e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new Problem(409, e.getMessage());
         }
-        log.info("{} {} from the dashboard by operator {}: {}", what, id, operator, outcome.detail());
+        log.info("{} {} from the dashboard by operator {}: {}", what, target, operator, outcome.detail());
         send(ctx, Map.of("changed", outcome.changed(), "detail", outcome.detail()));
     }
 

@@ -199,6 +199,20 @@
     if (answer !== null) await send(API + '/tokens/' + encodeURIComponent(t.id) + '/settle', answer);
   }
 
+  // a recurring job: pause (its slots pass), resume (from its next slot), or run once now
+  async function recurringAction(r, verb) {
+    const what = {
+      pause: { title: 'Pause ' + r.name + '?', ok: 'Pause', danger: true,
+        text: 'Its slots pass without a run, on every node, until someone resumes it. A run already enqueued still runs.' },
+      resume: { title: 'Resume ' + r.name + '?', ok: 'Resume',
+        text: 'It runs again from its next slot; the slots that passed while it was paused are not run.' },
+      run: { title: 'Run ' + r.name + ' now?', ok: 'Run now',
+        text: 'One run is enqueued now, as if a slot fell now; its schedule goes on unchanged.' },
+    }[verb];
+    const reason = await ask(what);
+    if (reason !== null) await send(API + '/recurring/' + encodeURIComponent(r.name) + '/' + verb, reason);
+  }
+
   function jobActions(j) {
     if (j.state === 'failed' && !j.flow_id && !j.chain_id && !j.batch_id) {
       return el('button', { type: 'button', 'data-retry': j.id, onclick: () => jobAction(j, 'retry') }, 'Retry now');
@@ -281,8 +295,8 @@
                 + ' leaves could not be listed: their orphans are unknown, not none.'))),
         el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
           o.recurring.length === 0 ? el('p', { class: 'muted' }, 'None declared.') :
-            table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [r.name,
-              r.schedule + (r.missed_slots === 'skip' ? ', missed slots skipped' : ', a missed slot runs once'),
+            table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [el('a', { href: '#recurring' }, r.name),
+              r.schedule + (r.paused ? ', paused' : '') + (r.missed_slots === 'skip' ? ', missed slots skipped' : ', a missed slot runs once'),
               r.last_slot ? time(r.last_slot) : 'not yet', time(r.next_slot)]))),
         el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
           table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
@@ -586,6 +600,34 @@
     ];
   }
 
+  async function recurring() {
+    const r = await get(API + '/recurring');
+    return [
+      el('h2', {}, 'Recurring jobs'),
+      el('p', { class: 'muted' }, 'Jobs enqueued on a schedule by the leader, one run per slot across the fleet. '
+        + 'Paused, a job\u2019s slots pass without a run until it is resumed.'),
+      r.items.length === 0 ? el('p', { 'data-testid': 'recurring-empty' }, 'No recurring job is declared on this engine '
+        + '(Converge.Builder.recurring declares one).') :
+        table(['job', 'schedule', 'state', 'last slot', 'next slot', 'skipped', 'last action', ''], r.items.map((x) => [
+          el('span', {}, x.name, el('br'), el('small', { class: 'muted' }, x.job_type + ' on ' + x.queue)),
+          el('span', {}, x.schedule, el('br'), el('small', { class: 'muted' },
+            x.missed_slots === 'skip' ? 'a slot found late is skipped' : 'missed slots run once')),
+          x.paused_at ? el('span', {}, state('paused'), el('br'), el('small', {}, 'since ', time(x.paused_at))) : state('scheduled'),
+          x.last_slot ? el('span', {}, time(x.last_slot), x.last_job_id ? el('span', {}, ' ', el('a', { href: '#job/' + x.last_job_id }, 'job ' + x.last_job_id)) : null)
+            : 'not yet',
+          x.paused_at ? el('span', { class: 'muted' }, 'passes (paused)') : time(x.next_slot),
+          String(x.skipped),
+          x.last_action ? el('span', {}, x.last_action.action.replace('_', ' ') + ' by ' + x.last_action.actor, el('br'),
+            el('small', {}, time(x.last_action.at), ': ', x.last_action.reason)) : '',
+          el('span', { class: 'buttons' },
+            x.paused_at
+              ? el('button', { type: 'button', 'data-resume': x.name, onclick: () => recurringAction(x, 'resume') }, 'Resume')
+              : el('button', { type: 'button', class: 'danger', 'data-pause': x.name, onclick: () => recurringAction(x, 'pause') }, 'Pause'),
+            ' ', el('button', { type: 'button', 'data-run': x.name, onclick: () => recurringAction(x, 'run') }, 'Run now')),
+        ]), (i) => ({ 'data-recurring': r.items[i].name })),
+    ];
+  }
+
   // ---- history: a queue's depth, throughput, failures and times, drawn by uPlot ------------------
 
   // charts drawn once per data: the page keeps them across polls until their data (or the theme) changes
@@ -666,7 +708,7 @@
       el('div', { class: 'history', 'data-charts': key }));
   }
 
-  const VIEWS = { overview, jobs, flows: flowList, nodes, history, ledger, orphans };
+  const VIEWS = { overview, jobs, flows: flowList, nodes, history, recurring, ledger, orphans };
 
   // an application's own pages: ConvergeDashboard.page(name, async (ui) => nodes), from a script the page loads
   window.ConvergeDashboard = Object.freeze({

@@ -169,7 +169,7 @@ class DashboardBrowserTest {
                 js.executeScript("document.documentElement.dataset.theme = arguments[0];", theme);
                 wait.until(d -> (theme.equals("dark") ? DARK_BG : LIGHT_BG).equals(background()));
                 for (String view : List.of("overview", "jobs", "job/" + job, "flows", "flow/" + flow, "nodes", "history",
-                        "ledger", "orphans")) {
+                        "recurring", "ledger", "orphans")) {
                     open(view);
                     String nav = view.startsWith("job/") ? "jobs" : view.startsWith("flow/") ? "flows" : view;
                     if (view.equals("history")) {
@@ -477,6 +477,45 @@ class DashboardBrowserTest {
         wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
         assertThat(text(By.cssSelector("[data-testid='history-totals']"))).startsWith("In the last 24h on default");
         assertThat(browser.getCurrentUrl()).contains("#history?queue=default&span=24h");
+    }
+
+    /**
+     * The recurring jobs page: its schedule in words; paused with a reason (its state and who paused
+     * it shown, the button now Resume), run now (a job runs, the notice names it), resumed.
+     */
+    @Test
+    void aRecurringJobIsPausedRunNowAndResumedFromItsPage() throws IOException {
+        click(By.cssSelector("nav a[href='#recurring']"));
+        By row = By.cssSelector("tr[data-recurring='shop.nightly-report']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(row));
+        assertThat(text(row)).contains("every 6 h").contains("scheduled");
+        click(By.cssSelector("button[data-pause='shop.nightly-report']"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        assertThat(text(By.id("ask-title"))).isEqualTo("Pause shop.nightly-report?");
+        browser.findElement(By.id("ask-reason")).sendKeys("the report store is being moved");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "is paused"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("button[data-resume='shop.nightly-report']")));
+        assertThat(text(row)).contains("paused").contains("passes (paused)").contains("the report store is being moved")
+                .contains("by operator ops-1");
+        assertThat(app.engine.recurring().view("shop.nightly-report").orElseThrow().paused()).isTrue();
+        shot("recurring-paused");
+
+        int before = app.nightlyRuns.get();
+        click(By.cssSelector("button[data-run='shop.nightly-report']"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        browser.findElement(By.id("ask-reason")).sendKeys("the board wants it today");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "runs now as job"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> app.nightlyRuns.get() == before + 1);
+
+        click(By.cssSelector("button[data-resume='shop.nightly-report']"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog#ask[open]")));
+        browser.findElement(By.id("ask-reason")).sendKeys("moved");
+        click(By.id("ask-ok"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "runs again from its next slot"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("button[data-pause='shop.nightly-report']")));
+        assertThat(app.engine.recurring().view("shop.nightly-report").orElseThrow().paused()).isFalse();
     }
 
     @Test

@@ -278,6 +278,38 @@ class DashboardEmbeddingTest {
     }
 
     @Test
+    void recurringJobsArePausedAndResumedWithAReasonAndRefusedClearly() {
+        Session s = login();
+        JsonNode item = read(s, "/api/recurring").get("items").get(0);
+        assertThat(item.get("name").asText()).isEqualTo("shop.nightly-report");
+        assertThat(item.get("schedule").asText()).isEqualTo("every 6 h");
+        assertThat(item.get("paused_at").isNull()).isTrue();
+        String pause = "/api/recurring/shop.nightly-report/pause";
+        assertThat(send("POST", pause, "{}", "Cookie", s.cookie(), "X-CSRF-Token", s.csrf()).status())
+                .as("no reason").isEqualTo(422);
+        assertThat(send("POST", pause, "{\"reason\":\"maintenance\"}", "Cookie", s.cookie()).status())
+                .as("no CSRF token").isEqualTo(403);
+        Reply missing = send("POST", "/api/recurring/no.such/pause", "{\"reason\":\"x\"}", "Cookie", s.cookie(),
+                "X-CSRF-Token", s.csrf());
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.body()).contains("no.such");
+        Reply paused = send("POST", pause, "{\"reason\":\"maintenance\"}", "Cookie", s.cookie(), "X-CSRF-Token", s.csrf());
+        assertThat(paused.status()).isEqualTo(200);
+        assertThat(paused.json().get("changed").asBoolean()).isTrue();
+        Reply again = send("POST", pause, "{\"reason\":\"maintenance\"}", "Cookie", s.cookie(), "X-CSRF-Token", s.csrf());
+        assertThat(again.json().get("changed").asBoolean()).isFalse();
+        assertThat(again.json().get("detail").asText()).contains("paused already");
+        item = read(s, "/api/recurring").get("items").get(0);
+        assertThat(item.get("paused_at").isNull()).isFalse();
+        assertThat(item.get("last_action").get("reason").asText()).isEqualTo("maintenance");
+        assertThat(item.get("last_action").get("actor").asText()).contains("ops-1");
+        Reply resumed = send("POST", "/api/recurring/shop.nightly-report/resume", "{\"reason\":\"done\"}", "Cookie",
+                s.cookie(), "X-CSRF-Token", s.csrf());
+        assertThat(resumed.json().get("changed").asBoolean()).isTrue();
+        assertThat(send("GET", "/api/recurring", null).status()).as("operators only").isEqualTo(401);
+    }
+
+    @Test
     void anUncertainEntryIsHighlightedWithWhatTheReaperDoesNext() {
         long entry = app.uncertainEntry("box-uncertain");
         JsonNode e = null;

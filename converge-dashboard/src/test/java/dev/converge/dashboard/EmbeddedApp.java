@@ -38,6 +38,9 @@ final class EmbeddedApp implements AutoCloseable {
     static final JobType<Order> CHARGE = JobType.of("shop.charge", Order.class).withRetry(RetryPolicy.never());
     static final JobType<Order> STEP = JobType.of("shop.step", Order.class).withRetry(RetryPolicy.never());
     static final JobType<Order> UNDO = JobType.of("shop.undo", Order.class);
+    static final JobType<dev.converge.recurring.Occurrence> NIGHTLY = JobType.of("shop.nightly-report",
+            dev.converge.recurring.Occurrence.class);
+    final java.util.concurrent.atomic.AtomicInteger nightlyRuns = new java.util.concurrent.atomic.AtomicInteger();
 
     final ScratchDatabase db;
     final Store store;
@@ -92,6 +95,9 @@ final class EmbeddedApp implements AutoCloseable {
                     self[0].flows().compensateWith(ctx, Job.of(UNDO, new Order("undo " + p.step())));
                 })
                 .handle(UNDO, (p, ctx) -> undone.add(p.step()))
+                .handle(NIGHTLY, (o, ctx) -> nightlyRuns.incrementAndGet())
+                .recurring(dev.converge.recurring.RecurringJob.of(NIGHTLY,
+                        dev.converge.recurring.Schedule.every(Duration.ofHours(6))))
                 .build();
         self[0] = engine;
         engine.start();

@@ -75,6 +75,59 @@ class RecurringJobsTest {
         }
     }
 
+    /**
+     * A paused job's slots pass as skipped, fleet-wide (a second node's round runs none either);
+     * resumed, it runs from its next slot without catching up; "run now" runs at once, paused or
+     * not, beside the schedule. Each records who and why; pausing twice changes nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aPausedJobsSlotsPassUntilResumedAndRunNowRunsAtOnce(String kind) {
+        SettableClock clock = new SettableClock(T0);
+        try (Harness h = new Harness(kind, clock)) {
+            RecurringJob<?> job = RecurringJob.of(REPORT, Schedule.every(Duration.ofMinutes(1)));
+            Converge engine = engine(h, h.store(), job);
+            Converge other = engine(h, h.store(), job);
+            assertThat(engine.recurring().pause("rec.report", "operator ops-1", "the report service is down"))
+                    .as("paused before its first round").isTrue();
+            assertThat(engine.recurring().pause("rec.report", "operator ops-2", "again")).isFalse();
+            RecurringView paused = other.recurring().view("rec.report").orElseThrow();
+            assertThat(paused.paused()).isTrue();
+            assertThat(paused.lastAction().action()).isEqualTo("paused");
+            assertThat(paused.lastAction().actor()).isEqualTo("operator ops-1");
+            assertThat(paused.lastAction().reason()).isEqualTo("the report service is down");
+
+            clock.advance(Duration.ofMinutes(3)); // 00:03:30: slots 01..03 pass
+            assertThat(engine.recurring().tick()).isZero();
+            assertThat(other.recurring().tick()).as("another node's round runs none either").isZero();
+            assertThat(runsBySlot(h.store(), "rec.report")).isEmpty();
+            assertThat(engine.recurring().view("rec.report").orElseThrow().skipped()).isEqualTo(1);
+
+            long now = engine.recurring().runNow("rec.report", "operator ops-1", "one report by hand");
+            assertThat(engine.job(now).orElseThrow().payload()).as("the payload of a slot falling now")
+                    .contains("2026-03-01T00:03:30Z");
+            assertThat(engine.recurring().view("rec.report").orElseThrow().lastAction().action()).isEqualTo("ran_now");
+            assertThat(engine.recurring().view("rec.report").orElseThrow().paused()).as("run now leaves it paused")
+                    .isTrue();
+
+            assertThat(other.recurring().resume("rec.report", "operator ops-2", "the service is back")).isTrue();
+            assertThat(other.recurring().resume("rec.report", "operator ops-2", "twice")).isFalse();
+            assertThat(engine.recurring().tick()).as("no catch-up for the slots that passed while paused").isZero();
+            clock.advance(Duration.ofMinutes(1)); // 00:04:30
+            assertThat(engine.recurring().tick()).isEqualTo(1);
+            assertThat(runsBySlot(h.store(), "rec.report")).containsOnlyKeys("2026-03-01T00:03:30Z",
+                    "2026-03-01T00:04:00Z");
+            RecurringView resumed = engine.recurring().view("rec.report").orElseThrow();
+            assertThat(resumed.paused()).isFalse();
+            assertThat(resumed.lastAction().actor()).isEqualTo("operator ops-2");
+
+            assertThatThrownBy(() -> engine.recurring().pause("rec.nothing", "operator ops-1", "why"))
+                    .isInstanceOf(java.util.NoSuchElementException.class).hasMessageContaining("rec.nothing");
+            assertThatThrownBy(() -> engine.recurring().pause("rec.report", "operator ops-1", " "))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reason");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"h2", "postgres"})
     void skipPolicyRunsOnTimeSlotsAndSkipsOneFoundPastItsGrace(String kind) {

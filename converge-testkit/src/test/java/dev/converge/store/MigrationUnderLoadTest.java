@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A rolling deploy migrates the schema while nodes work: here a node runs jobs on the schema of
- * the previous release (every migration but the newest) and keeps enqueueing, and the newest
- * migration is applied beside it mid-run. Every tenth job fails its first attempt. No job fails
+ * an earlier release (before the queue history table) and keeps enqueueing, and the newer
+ * migrations are applied beside it mid-run. Every tenth job fails its first attempt. No job fails
  * for good, none is lost, and the node, started before the history table existed, writes the
  * queue's history once it does, what it counted before included.
  */
@@ -28,6 +28,8 @@ class MigrationUnderLoadTest {
     static final JobType<Work> WORK = JobType.of("migrate-under-load.work", Work.class)
             .withRetry(RetryPolicy.attempts(3).backoff(Duration.ofMillis(20)));
     static final int JOBS = 3_000;
+    /** The schema before the queue history table (V13). */
+    static final String BEFORE_HISTORY = "12";
 
     @Test
     void theNewestMigrationAppliedWhileANodeRunsJobsFailsNone() throws Exception {
@@ -35,7 +37,7 @@ class MigrationUnderLoadTest {
                 Store store = Store.open(StoreConfig.postgres(db.url()).username(db.user()).migrate(false)
                         .maxPoolSize(8).build())) {
             Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
-                    .table(Store.SCHEMA_HISTORY_TABLE).target(previousVersion(store)).load().migrate();
+                    .table(Store.SCHEMA_HISTORY_TABLE).target(BEFORE_HISTORY).load().migrate();
             assertThat(tableExists(store, "cv_queue_history")).as("the previous release's schema").isFalse();
 
             AtomicInteger ran = new AtomicInteger();
@@ -58,7 +60,7 @@ class MigrationUnderLoadTest {
                 // the newest migration, applied by another node while this one works
                 int applied = Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
                         .table(Store.SCHEMA_HISTORY_TABLE).load().migrate().migrationsExecuted;
-                assertThat(applied).isEqualTo(1);
+                assertThat(applied).isGreaterThanOrEqualTo(1);
                 assertThat(ran.get()).as("the migration ran while jobs did").isLessThan(JOBS);
                 producer.join();
                 await().atMost(Duration.ofSeconds(60)).until(() -> count(store, "succeeded") == JOBS);
@@ -74,13 +76,6 @@ class MigrationUnderLoadTest {
                 assertThat(count(store, "failed")).isZero();
             }
         }
-    }
-
-    /** The version before the newest migration: the schema the previous release ran on. */
-    private static String previousVersion(Store store) {
-        var all = Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
-                .table(Store.SCHEMA_HISTORY_TABLE).load().info().all();
-        return all[all.length - 2].getVersion().getVersion();
     }
 
     private static boolean tableExists(Store store, String table) {

@@ -349,40 +349,12 @@ public final class JobStore {
                 rs.getString("outcome"), rs.getString("error")));
     }
 
-    private volatile boolean attemptsExist;
-    private volatile long attemptsLookedAt = System.nanoTime() - ATTEMPTS_LOOK_EVERY_NANOS;
-    private static final long ATTEMPTS_LOOK_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    /** {@code cv_job_attempt}, absent on the previous release's schema. */
+    private final dev.converge.store.internal.SchemaProbe attemptsTable =
+            dev.converge.store.internal.SchemaProbe.table("cv_job_attempt");
 
-    /**
-     * Whether {@code cv_job_attempt} exists, looked up in the connection's schema at most every 10 s
-     * until it does (a statement on a missing table would abort the caller's transaction).
-     */
     private boolean attemptsTable(Connection c) throws SQLException {
-        if (attemptsExist) {
-            return true;
-        }
-        // one lookup at a time: a completion that ran beside the first lookup must not take "not
-        // looked yet" for "missing"
-        synchronized (this) {
-            if (attemptsExist) {
-                return true;
-            }
-            long now = System.nanoTime();
-            if (now - attemptsLookedAt < ATTEMPTS_LOOK_EVERY_NANOS) {
-                return false;
-            }
-            String schema = c.getSchema();
-            for (String name : new String[] {"cv_job_attempt", "CV_JOB_ATTEMPT"}) {
-                try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), schema, name, new String[] {"TABLE"})) {
-                    if (rs.next()) {
-                        attemptsExist = true;
-                        return true;
-                    }
-                }
-            }
-            attemptsLookedAt = now;
-            return false;
-        }
+        return attemptsTable.present(c);
     }
 
     public Optional<JobRow> get(Connection c, long id) throws SQLException {

@@ -85,6 +85,21 @@ public final class OperatorDashboard implements ApiExtension {
                     public Dashboard.Outcome settleToken(String operatorId, long tokenId, boolean used, String reason) {
                         return outcome(hand.settleToken(actor(operatorId), tokenId, used, reason));
                     }
+
+                    @Override
+                    public Dashboard.Outcome pauseRecurring(String operatorId, String name, String reason) {
+                        return outcome(hand.pauseRecurring(actor(operatorId), name, reason));
+                    }
+
+                    @Override
+                    public Dashboard.Outcome resumeRecurring(String operatorId, String name, String reason) {
+                        return outcome(hand.resumeRecurring(actor(operatorId), name, reason));
+                    }
+
+                    @Override
+                    public Dashboard.Outcome runRecurring(String operatorId, String name, String reason) {
+                        return outcome(hand.runRecurring(actor(operatorId), name, reason));
+                    }
                 })
                 .resources(() -> service.resources().all())
                 .page(DashboardSites.page(service));

@@ -180,6 +180,29 @@ public final class OperatorActions {
                 t.subject() == null ? null : siteOfSubject(t.subject()).orElse(null));
     }
 
+    /** Pauses a recurring job fleet-wide: its slots pass, not run, until it is resumed. */
+    public Outcome pauseRecurring(String actor, String name, String reason) {
+        boolean won = engine.recurring().pause(name, actor, reason);
+        return record(actor, "pause_recurring", "recurring job " + name, reason, won, won ? "Recurring job " + name
+                + " is paused: its slots pass, not run, until it is resumed." : "Recurring job " + name
+                        + " was paused already; nothing changed.", null);
+    }
+
+    /** Resumes a paused recurring job from its next slot (the slots that passed while paused are not run). */
+    public Outcome resumeRecurring(String actor, String name, String reason) {
+        boolean won = engine.recurring().resume(name, actor, reason);
+        return record(actor, "resume_recurring", "recurring job " + name, reason, won, won ? "Recurring job " + name
+                + " runs again from its next slot; the slots that passed while paused are not run." : "Recurring job "
+                        + name + " was not paused; nothing changed.", null);
+    }
+
+    /** Runs a recurring job once now, beside its schedule. */
+    public Outcome runRecurring(String actor, String name, String reason) {
+        long id = engine.recurring().runNow(name, actor, reason);
+        return record(actor, "run_recurring", "recurring job " + name, reason, true, "Recurring job " + name
+                + " runs now as job " + id + "; its schedule goes on unchanged.", null);
+    }
+
     public List<Action> forSite(long siteId) {
         return store.withConnection(c -> forSite.query(c, Params.of().bigint("site_id", siteId), OperatorActions::action));
     }

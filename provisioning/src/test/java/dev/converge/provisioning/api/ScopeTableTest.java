@@ -34,7 +34,9 @@ class ScopeTableTest {
 
     /** The dashboard's JSON: its own check, the operator token (or its session) only; any other token is unknown to it. */
     private static final List<String> DASHBOARD = List.of("GET /ui/api/overview", "GET /ui/api/jobs", "GET /ui/api/jobs/{id}", "GET /ui/api/jobs/selection", "POST /ui/api/jobs/bulk", "GET /ui/api/flows",
-            "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/history", "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
+            "GET /ui/api/flows/{id}", "GET /ui/api/ledger", "GET /ui/api/nodes", "GET /ui/api/history", "GET /ui/api/recurring",
+            "POST /ui/api/recurring/{name}/pause", "POST /ui/api/recurring/{name}/resume", "POST /ui/api/recurring/{name}/run",
+            "GET /ui/api/orphans", "POST /ui/api/orphans/scan",
             "POST /ui/api/orphans/delete", "POST /ui/api/jobs/{id}/retry", "POST /ui/api/jobs/{id}/cancel",
             "POST /ui/api/flows/{id}/retry", "POST /ui/api/ledger/{id}/settle", "GET /ui/api/tokens",
             "POST /ui/api/tokens/{id}/settle",
@@ -213,7 +215,7 @@ class ScopeTableTest {
         String path = route.substring(route.indexOf(' ') + 1).replace("/v1/leads/{id}", "/v1/leads/" + leadId)
                 .replace("/v1/conversations/{id}", "/v1/conversations/" + conversationId)
                 .replace("/v1/sites/{id}", "/v1/sites/" + siteId)
-                .replace("{id}", Long.toString(siteDbId)); // the engine's ids (jobs, flows, entries, tokens): any number
+                .replace("{id}", Long.toString(siteDbId)).replace("{name}", "some.recurring-job"); // the engine's ids (jobs, flows, entries, tokens): any number
         HttpRequest.Builder b = api.client.request(path, token);
         return switch (route) {
             case "POST /v1/leads" -> api.client.send(b.header("Content-Type", "application/json")
