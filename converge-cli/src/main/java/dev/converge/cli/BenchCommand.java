@@ -1,5 +1,6 @@
 package dev.converge.cli;
 
+import dev.converge.proof.bench.DashboardBench;
 import dev.converge.proof.bench.FlowBench;
 import dev.converge.proof.bench.FlowBenchOptions;
 import dev.converge.proof.bench.FlowBenchResult;
@@ -16,12 +17,13 @@ import picocli.CommandLine.Option;
 /** {@code converge bench ...}: throughput and latency figures, each beside a reference measured in the same run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
-        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class, BenchCommand.Scale.class})
+        subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class, BenchCommand.Scale.class,
+                BenchCommand.DashboardPages.class})
 public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, or bench scale");
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, bench scale, or bench dashboard");
     }
 
     /** The PostgreSQL server every bench command runs on, in a scratch database of its own. */
@@ -97,6 +99,43 @@ public final class BenchCommand implements Runnable {
                 System.out.println("  written to " + json);
             }
             return 0;
+        }
+    }
+
+    /** {@code converge bench dashboard}: every route of the dashboard's JSON on a production-sized store. */
+    @Command(name = "dashboard", mixinStandardHelpOptions = true,
+            description = "Fills a scratch database with finished and live jobs, flows, ledger entries and a week of "
+                    + "queue history, then asks every route the dashboard page reads, one request after another, and "
+                    + "prints p50/p95/max beside the session check's (the floor of HTTP and JSON). Exits 1 when a "
+                    + "route's p95 is 300 ms or more.")
+    static final class DashboardPages implements Callable<Integer> {
+        @Mixin
+        Server server;
+
+        @Option(names = "--finished", defaultValue = "1000000", description = "finished jobs (default: ${DEFAULT-VALUE})")
+        long finished;
+
+        @Option(names = "--live", defaultValue = "100000", description = "waiting and running jobs (default: ${DEFAULT-VALUE})")
+        long live;
+
+        @Option(names = "--requests", defaultValue = "40", description = "measured requests per route (default: ${DEFAULT-VALUE})")
+        int requests;
+
+        @Option(names = "--json", description = "also write the figures as one JSON object to this file")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            DashboardBench.Result r = new DashboardBench(new DashboardBench.Options(server.db, server.user, finished, live,
+                    requests), msg -> System.err.println("bench: " + msg)).run();
+            r.print(System.out);
+            if (json != null) {
+                new com.fasterxml.jackson.databind.ObjectMapper().enable(
+                        com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(),
+                                DashboardBench.toJson(r));
+                System.out.println("  written to " + json);
+            }
+            return r.met() ? 0 : 1;
         }
     }
 

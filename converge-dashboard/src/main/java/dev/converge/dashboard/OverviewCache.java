@@ -15,8 +15,8 @@ import java.util.Map;
 
 /**
  * The overview's counts, grouped at most once per {@link #maxAge} however many dashboards poll:
- * ten open browser tabs cost the database what one does. The first viewer after the age runs
- * the queries; the others wait for it and share the answer.
+ * ten open browser tabs cost the database what one does. After the first, a viewer never waits
+ * for the counts: the one that finds them old starts the next reading in the background.
  */
 final class OverviewCache {
     private final Queries queries;
@@ -25,6 +25,15 @@ final class OverviewCache {
     private final Duration maxAge;
     private Overview last;
     private long lastNanos;
+    private boolean refreshing;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(OverviewCache.class);
+    /** One computation at a time, on a daemon thread: a dashboard never keeps its application from stopping. */
+    private final java.util.concurrent.ExecutorService refresher = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+                Thread t = new Thread(r, "converge-dashboard-overview");
+                t.setDaemon(true);
+                return t;
+            });
 
     OverviewCache(Queries queries, Store store, Converge engine, Duration maxAge) {
         this.queries = queries;
@@ -68,13 +77,49 @@ final class OverviewCache {
         return m;
     }
 
-    synchronized Overview get() {
-        long now = System.nanoTime();
-        if (last == null || now - lastNanos >= maxAge.toNanos()) {
-            last = read();
-            lastNanos = System.nanoTime();
+    /**
+     * The last overview computed. The first viewer waits for it; later, one that finds it older than
+     * {@link #maxAge} starts the next computation in the background and is answered with the last
+     * one at once (the page shows its {@code as_of}), so a poll never waits on the counts.
+     */
+    Overview get() {
+        Overview shown;
+        synchronized (this) {
+            if (last == null) {
+                last = read();
+                lastNanos = System.nanoTime();
+                return last;
+            }
+            shown = last;
+            if (refreshing || System.nanoTime() - lastNanos < maxAge.toNanos()) {
+                return shown;
+            }
+            refreshing = true;
         }
-        return last;
+        try {
+            refresher.execute(this::refresh);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            synchronized (this) {
+                refreshing = false;
+            }
+        }
+        return shown;
+    }
+
+    private void refresh() {
+        try {
+            Overview fresh = read();
+            synchronized (this) {
+                last = fresh;
+                lastNanos = System.nanoTime();
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not count the overview ({}); showing the last counts", e.getMessage());
+        } finally {
+            synchronized (this) {
+                refreshing = false;
+            }
+        }
     }
 
     private Overview read() {

@@ -42,16 +42,29 @@ final class Queries {
         return longClaimed;
     }
 
-    /** queue -> state -> count, over every job still stored. */
+    /**
+     * queue -> state -> count of the jobs waiting ({@code available}), running, failed for good and
+     * cancelled, each read through a partial index, never by scanning the succeeded rows retention
+     * keeps (those are counted per hour by {@link #throughput}).
+     */
     Map<String, Map<String, Long>> jobsByQueue(Connection c) throws SQLException {
         Map<String, Map<String, Long>> out = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT queue, state, COUNT(*) AS n FROM cv_job GROUP BY queue, state");
-                ResultSet rs = ps.executeQuery()) {
+        count(c, out, "available", "SELECT queue, COUNT(*) AS n FROM cv_job WHERE state = 'available' GROUP BY queue");
+        // a running job holds a lease, and only a running one does: the lease index finds them
+        count(c, out, "running", "SELECT queue, COUNT(*) AS n FROM cv_job WHERE lease_expires_at IS NOT NULL"
+                + " AND state = 'running' GROUP BY queue");
+        count(c, out, "failed", "SELECT queue, COUNT(*) AS n FROM cv_job WHERE state = 'failed' GROUP BY queue");
+        count(c, out, "cancelled", "SELECT queue, COUNT(*) AS n FROM cv_job WHERE state = 'cancelled' GROUP BY queue");
+        return out;
+    }
+
+    private static void count(Connection c, Map<String, Map<String, Long>> out, String state, String sql)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.computeIfAbsent(rs.getString("queue"), q -> new TreeMap<>()).put(rs.getString("state"), rs.getLong("n"));
+                out.computeIfAbsent(rs.getString("queue"), q -> new TreeMap<>()).put(state, rs.getLong("n"));
             }
         }
-        return out;
     }
 
     /**
@@ -135,12 +148,12 @@ final class Queries {
         return store.withConnection(c -> rows(c, sql.toString(), args));
     }
 
-    /** Running jobs per node holding their lease (read through the running jobs' partial index). */
+    /** Running jobs per node holding their lease (read through the lease index: only running jobs hold one). */
     Map<String, Long> runningByNode() {
         return store.withConnection(c -> {
             Map<String, Long> out = new LinkedHashMap<>();
-            for (Map<String, Object> r : rows(c, "SELECT lease_owner AS node, COUNT(*) AS n FROM cv_job WHERE state = 'running'"
-                    + " GROUP BY lease_owner", List.of())) {
+            for (Map<String, Object> r : rows(c, "SELECT lease_owner AS node, COUNT(*) AS n FROM cv_job WHERE"
+                    + " lease_expires_at IS NOT NULL AND state = 'running' GROUP BY lease_owner", List.of())) {
                 out.put(String.valueOf(r.get("node")), ((Number) r.get("n")).longValue());
             }
             return out;

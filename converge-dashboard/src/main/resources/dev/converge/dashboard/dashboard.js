@@ -266,7 +266,10 @@
       get(API + '/orphans').catch((e) => { if (e instanceof Refused) throw e; return null; })]);
     const queues = o.queues.map((q) => el('div', { class: 'card', 'data-queue': q.queue },
       el('h3', {}, 'Queue ' + q.queue),
-      table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [state(k), v])),
+      // what waits, runs or failed, each a link to those jobs; succeeded jobs are counted per hour below
+      Object.keys(q.states).length === 0 ? el('p', { class: 'muted' }, 'Nothing waiting, running or failed.') :
+        table(['state', 'jobs'], Object.entries(q.states).map(([k, v]) => [
+          el('a', { href: '#jobs?' + new URLSearchParams({ queue: q.queue, state: k }) }, state(k)), el('span', { 'data-count': k }, String(v))])),
       el('p', { class: 'muted' }, 'Last hour: ' + q.succeeded_last_hour + ' succeeded, ' + q.failed_last_hour + ' failed for good'),
       chart(q.throughput, o.bucket_minutes),
       el('p', {}, el('a', { href: '#history?' + new URLSearchParams({ queue: q.queue, span: '24h' }) }, 'History of ' + q.queue))));

@@ -57,8 +57,8 @@ class QueriesTest {
         Queries q = new Queries(store, Duration.ofMinutes(5));
 
         store.withConnection(c -> {
-            assertThat(q.jobsByQueue(c)).isEqualTo(Map.of("default", Map.of("succeeded", 3L, "failed", 1L),
-                    "mail", Map.of("available", 1L)));
+            assertThat(q.jobsByQueue(c)).as("succeeded jobs are counted per hour, not in the table's states")
+                    .isEqualTo(Map.of("default", Map.of("failed", 1L), "mail", Map.of("available", 1L)));
             long[][] series = q.throughput(c, now).get("default");
             long ok = 0;
             long bad = 0;
