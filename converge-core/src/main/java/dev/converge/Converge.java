@@ -107,6 +107,7 @@ public final class Converge implements AutoCloseable {
     private final String nodeVersion;
     private final Map<String, Integer> queueSizes;
     private volatile boolean closed;
+    private final dev.converge.claim.internal.LeaderRounds rounds;
 
     private Converge(Builder b) {
         this.store = b.store;
@@ -131,6 +132,7 @@ public final class Converge implements AutoCloseable {
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
         }
         this.claims = Wiring.construct(Claims.class, store, nodeId);
+        this.rounds = new dev.converge.claim.internal.LeaderRounds(store, nodeId);
         b.handlers.wire(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
         this.recurring = Wiring.construct(RecurringJobs.class, store, b.recurring, (RecurringJobs.Enqueuer) (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
@@ -179,29 +181,38 @@ public final class Converge implements AutoCloseable {
             fleet = new Fleet(store, nodeId, nodeVersion, queueSizes, runtime.registry().handledKinds(),
                     settings.heartbeat(), live).start();
             leaderships.add(new Leadership(claims, "converge:fleet", settings.heartbeat().multipliedBy(6),
-                    fleet::forgetGone).start());
-            leaderships.add(new Leadership(claims, "converge:history", HistoryRecorder.EVERY,
-                    () -> runtime.history().sample(fleetQueues())).start());
+                    () -> some(fleet.forgetGone(), "forgot %d node(s) not seen for an hour"), rounds, "fleet").start());
+            leaderships.add(new Leadership(claims, "converge:history", HistoryRecorder.EVERY, () -> {
+                runtime.history().sample(fleetQueues());
+                return null;
+            }, rounds, "history").start());
             if (!workers.isEmpty()) {
                 unhandled = new UnhandledJobs(runtime, new ArrayList<>(queueSizes.keySet()), fleet).start();
             }
             if (watchdogEvery != null) {
                 leaderships.add(new Leadership(claims, "converge:watchdog", watchdogEvery,
-                        () -> flows.failOverdue(100)).start());
+                        () -> some(flows.failOverdue(100), "failed %d flow(s) past their deadline"), rounds,
+                        "watchdog").start());
             }
             if (reaperEvery != null) {
-                leaderships.add(new Leadership(claims, "converge:reaper", reaperEvery,
-                        () -> {
-                            ledger.reap(reapOlderThan);
-                            tokens.reap(reapOlderThan);
-                        }).start());
+                leaderships.add(new Leadership(claims, "converge:reaper", reaperEvery, () -> {
+                    int entries = ledger.reap(reapOlderThan);
+                    int tokensReaped = tokens.reap(reapOlderThan);
+                    return entries + tokensReaped == 0 ? null : "scheduled " + entries + " stale ledger entr"
+                            + (entries == 1 ? "y" : "ies") + " and " + tokensReaped + " token(s) for resolution";
+                }, rounds, "reaper").start());
             }
             if (!recurring.declared().isEmpty()) {
-                leaderships.add(new Leadership(claims, "converge:recurring", recurringTick, recurring::tick).start());
+                leaderships.add(new Leadership(claims, "converge:recurring", recurringTick,
+                        () -> some(recurring.tick(), "enqueued %d recurring run(s)"), rounds, "recurring").start());
             }
             if (retention != null) {
-                leaderships.add(new Leadership(claims, "converge:retention", retention.policy().every(),
-                        retention::round).start());
+                leaderships.add(new Leadership(claims, "converge:retention", retention.policy().every(), () -> {
+                    dev.converge.retention.RetentionReport r = retention.round();
+                    return r.total() == 0 ? null : "deleted " + r.jobs() + " jobs, " + r.batches() + " batches, "
+                            + r.chains() + " chains, " + r.flows() + " flows (" + r.flowEvents() + " flow events, "
+                            + r.compensations() + " compensations)";
+                }, rounds, "retention").start());
             }
             started = true;
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
@@ -456,6 +467,19 @@ public final class Converge implements AutoCloseable {
     public List<NodeInfo> nodes() {
         Fleet f = fleet;
         return f == null ? List.of() : f.nodes();
+    }
+
+    private static String some(int n, String format) {
+        return n == 0 ? null : String.format(java.util.Locale.ROOT, format, n);
+    }
+
+    /**
+     * What each of the fleet's leader tasks (retention, reaper, watchdog, recurring, fleet, history)
+     * last did, by whichever node ran it: when, what it changed or why it failed, and its last round
+     * that changed something. Empty until a leader has run a round (or on the previous release's schema).
+     */
+    public List<dev.converge.claim.LeaderRound> leaderRounds() {
+        return rounds.list();
     }
 
     private Set<String> fleetQueues() {

@@ -237,7 +237,20 @@ final class Routes {
             m.put("running", running.getOrDefault(n.nodeId(), 0L));
             items.add(m);
         }
-        return Map.of("items", items, "this_node", engine.nodeId(), "unhandled", engine.jobsWithoutHandler());
+        List<Map<String, Object>> tasks = new java.util.ArrayList<>();
+        for (dev.converge.claim.LeaderRound r : engine.leaderRounds()) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("task", r.task());
+            m.put("node_id", r.nodeId());
+            m.put("round_at", iso(r.roundAt()));
+            m.put("outcome", r.outcome());
+            m.put("detail", r.detail());
+            m.put("changed_at", iso(r.changedAt()));
+            m.put("changed_detail", r.changedDetail());
+            tasks.add(m);
+        }
+        return Map.of("items", items, "this_node", engine.nodeId(), "unhandled", engine.jobsWithoutHandler(),
+                "leader_tasks", tasks);
     }
 
     // ---- authentication --------------------------------------------------------------------

@@ -298,9 +298,10 @@
                 + ' leaves could not be listed: their orphans are unknown, not none.'))),
         el('div', { class: 'card', 'data-testid': 'recurring' }, el('h3', {}, 'Recurring jobs'),
           o.recurring.length === 0 ? el('p', { class: 'muted' }, 'None declared.') :
-            table(['job', 'schedule', 'last slot', 'next slot'], o.recurring.map((r) => [el('a', { href: '#recurring' }, r.name),
-              r.schedule + (r.paused ? ', paused' : '') + (r.missed_slots === 'skip' ? ', missed slots skipped' : ', a missed slot runs once'),
-              r.last_slot ? time(r.last_slot) : 'not yet', time(r.next_slot)]))),
+            // in short: the Recurring page has the rest (last slot, who acted, the buttons)
+            table(['job', 'next slot'], o.recurring.map((r) => [
+              el('span', {}, el('a', { href: '#recurring' }, r.name), el('br'), el('small', { class: 'muted' }, r.schedule)),
+              r.paused ? state('paused') : time(r.next_slot)]))),
         el('div', { class: 'card' }, el('h3', {}, 'This node since start'),
           table(['', ''], [['failed for good', n.failed], ['lease losses', n.lease_lost], ['rescued leases', n.rescued],
             ['retried', n.retried], ['died without an outcome', n.abandoned]]))),
@@ -431,6 +432,15 @@
         n.job_types.filter((t) => !t.startsWith('converge.')).join(', '), time(n.started_at), time(n.last_seen),
         n.live ? 'yes' : 'no']),
         (i) => r.items[i].live ? { 'data-node': r.items[i].node_id } : { class: 'highlight', 'data-node': r.items[i].node_id }),
+      el('h3', {}, 'Leader tasks'),
+      el('p', { class: 'muted' }, 'Each runs on one node at a time (the one holding its claim); a round that changes nothing '
+        + 'is recorded at most every 30 s.'),
+      r.leader_tasks.length === 0 ? el('p', { 'data-testid': 'no-leader-rounds' }, 'No leader task has recorded a round yet '
+        + '(they start within a minute of a node starting).') :
+        table(['task', 'node', 'last round', 'what it did', 'last change'], r.leader_tasks.map((t) => [t.task, t.node_id,
+          time(t.round_at), t.outcome === 'ok' ? (t.detail || 'nothing to do') : el('span', { class: 'error' }, 'failed: ' + t.detail),
+          t.changed_at ? el('span', {}, time(t.changed_at), ': ', t.changed_detail) : 'never']),
+        (i) => ({ 'data-task': r.leader_tasks[i].task })),
       waiting.length === 0 ? null : el('section', { 'data-testid': 'unhandled' },
         el('h3', {}, 'Jobs no live node handles'),
         el('p', { class: 'muted' }, 'They wait for a node with their handler, and fail after the unhandled-job grace.'),

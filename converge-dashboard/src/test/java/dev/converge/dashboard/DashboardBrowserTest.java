@@ -446,6 +446,10 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.presenceOfElementLocated(row));
         assertThat(text(row)).contains(app.engine.nodeId()).contains("(serving this page)").contains("default \u00d7 2")
                 .endsWith("yes");
+        // the leader tasks: the recurring task ticks every second, so its round is there at once
+        By recurring = By.cssSelector("tr[data-task='recurring']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(recurring));
+        assertThat(text(recurring)).contains(app.engine.nodeId());
         shot("nodes");
     }
 

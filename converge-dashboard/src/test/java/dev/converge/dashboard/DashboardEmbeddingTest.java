@@ -246,6 +246,7 @@ class DashboardEmbeddingTest {
         me.get("job_types").forEach(t -> types.add(t.asText()));
         assertThat(types).isNotEmpty().isSorted();
         assertThat(r.get("unhandled").isObject()).isTrue();
+        assertThat(r.get("leader_tasks").isArray()).as("what the leader tasks last did").isTrue();
         assertThat(send("GET", "/api/nodes", null).status()).as("operators only").isEqualTo(401);
     }
 

@@ -22,15 +22,31 @@ public final class Leadership implements AutoCloseable {
     private final Claims claims;
     private final String key;
     private final Duration every;
-    private final Runnable task;
+    private final java.util.function.Supplier<String> task;
+    private final LeaderRounds rounds;
+    private final String name;
     private final ScheduledExecutorService timer;
     private volatile Claim held;
 
     public Leadership(Claims claims, String key, Duration every, Runnable task) {
+        this(claims, key, every, () -> {
+            task.run();
+            return null;
+        }, null, null);
+    }
+
+    /**
+     * A task whose rounds are recorded in {@code rounds} under {@code name}: it answers what a round
+     * changed, in a sentence, or null when it changed nothing.
+     */
+    public Leadership(Claims claims, String key, Duration every, java.util.function.Supplier<String> task,
+            LeaderRounds rounds, String name) {
         this.claims = claims;
         this.key = key;
         this.every = every;
         this.task = task;
+        this.rounds = rounds;
+        this.name = name;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "converge-" + key.replace(':', '-'));
             t.setDaemon(true);
@@ -58,7 +74,18 @@ public final class Leadership implements AutoCloseable {
                 }
             }
             if (held != null) {
-                task.run();
+                String detail;
+                try {
+                    detail = task.get();
+                } catch (RuntimeException e) {
+                    if (rounds != null) {
+                        rounds.record(name, false, String.valueOf(e.getMessage()));
+                    }
+                    throw e;
+                }
+                if (rounds != null) {
+                    rounds.record(name, true, detail);
+                }
                 return true;
             }
         } catch (RuntimeException e) {
