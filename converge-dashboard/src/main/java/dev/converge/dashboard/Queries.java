@@ -131,21 +131,67 @@ final class Queries {
         }
     }
 
-    /** The newest jobs matching the filters (each may be null), ids below {@code before} when given. */
-    List<Map<String, Object>> jobs(String queue, String state, String kind, Long before) {
-        StringBuilder sql = new StringBuilder("SELECT id, queue, kind, state, attempt, max_attempts, epoch, lease_owner,"
-                + " lease_expires_at, run_at, flow_id, batch_id, chain_id, created_at, started_at, finished_at, last_error"
-                + " FROM cv_job WHERE 1 = 1");
+    /** How many of the newest jobs matching the other filters a search by error text reads at once. */
+    static final int SEARCH_WINDOW = 10_000;
+
+    /** A page of jobs; {@code searchedTo} is, for a search by error text, the oldest id it read (null if it read them all). */
+    record JobPage(List<Map<String, Object>> items, Long searchedTo) {
+    }
+
+    /**
+     * The newest jobs matching the filters (each may be null), ids below {@code before} when given.
+     * {@code error} is a piece of the opening of their last error, any case, looked for among the
+     * newest {@link #SEARCH_WINDOW} jobs matching the other filters (an error's text is read from
+     * the table row by row: a bounded window keeps a search that finds nothing from reading a
+     * day of failures); {@link JobPage#searchedTo} says where to go on.
+     */
+    JobPage jobs(String queue, String state, String kind, String error, Long before) {
+        String columns = "id, queue, kind, state, attempt, max_attempts, epoch, lease_owner, lease_expires_at, run_at,"
+                + " flow_id, batch_id, chain_id, created_at, started_at, finished_at, last_error";
+        StringBuilder where = new StringBuilder(" FROM cv_job WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
-        filter(sql, args, "queue", queue);
-        filter(sql, args, "state", state);
-        filter(sql, args, "kind", kind);
+        filter(where, args, "queue", queue);
+        filter(where, args, "state", state);
+        filter(where, args, "kind", kind);
         if (before != null) {
-            sql.append(" AND id < ?");
+            where.append(" AND id < ?");
             args.add(before);
         }
-        sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
-        return store.withConnection(c -> rows(c, sql.toString(), args));
+        if (error == null || error.isBlank()) {
+            return new JobPage(store.withConnection(c -> rows(c, "SELECT " + columns + where + " ORDER BY id DESC LIMIT "
+                    + PAGE, args)), null);
+        }
+        String window = "SELECT " + columns + where + " ORDER BY id DESC LIMIT " + SEARCH_WINDOW;
+        StringBuilder found = new StringBuilder("SELECT * FROM (" + window + ") w WHERE 1 = 1");
+        List<Object> foundArgs = new ArrayList<>(args);
+        contains(found, foundArgs, "last_error", error);
+        found.append(" ORDER BY id DESC LIMIT ").append(PAGE);
+        return store.withConnection(c -> {
+            List<Map<String, Object>> items = rows(c, found.toString(), foundArgs);
+            List<Map<String, Object>> edge = rows(c, "SELECT MIN(id) AS oldest, COUNT(*) AS n FROM (SELECT id" + where
+                    + " ORDER BY id DESC LIMIT " + SEARCH_WINDOW + ") w", args);
+            boolean full = ((Number) edge.get(0).get("n")).longValue() == SEARCH_WINDOW;
+            // a full page ends the window where the page ends; a full window without one, where the window ends
+            Long to = items.size() == PAGE || !full ? null : ((Number) edge.get(0).get("oldest")).longValue();
+            return new JobPage(items, to);
+        });
+    }
+
+    /** How much of a text a "contains" search reads: an error's message and first frames, not its whole trace. */
+    static final int SEARCHED_CHARS = 500;
+
+    /**
+     * A case-blind "contains" on the first {@link #SEARCHED_CHARS} characters of a text column; the
+     * piece's own % and _ match themselves. Reading whole stack traces of every failed job would
+     * cost seconds on a day of failures; the message is what people search for.
+     */
+    private static void contains(StringBuilder sql, List<Object> args, String column, String piece) {
+        if (piece != null && !piece.isBlank()) {
+            sql.append(" AND ").append(column).append(" IS NOT NULL AND LOWER(LEFT(").append(column).append(", ")
+                    .append(SEARCHED_CHARS).append(")) LIKE ? ESCAPE '!'");
+            args.add("%" + piece.strip().toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%")
+                    .replace("_", "!_") + "%");
+        }
     }
 
     /** Running jobs per node holding their lease (read through the lease index: only running jobs hold one). */
@@ -164,9 +210,21 @@ final class Queries {
      * {@code needs_attention} flows first (oldest first: they have waited longest), then the newest
      * others; with {@code before}, the next page of the others (ids below it), without the first part.
      */
-    List<Map<String, Object>> flows(String state, Long before) {
+    List<Map<String, Object>> flows(String state, String subject, Long before) {
         String columns = "SELECT id, kind, subject, state, attention, failure_reason, deadline, created_at, updated_at,"
                 + " finished_at FROM cv_flow";
+        if (subject != null) {
+            // one subject's flows (a site's, say): the newest first, whatever their state
+            StringBuilder sql = new StringBuilder(columns + " WHERE subject = ?");
+            List<Object> args = new ArrayList<>(List.of(subject));
+            filter(sql, args, "state", state);
+            if (before != null) {
+                sql.append(" AND id < ?");
+                args.add(before);
+            }
+            sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
+            return store.withConnection(c -> rows(c, sql.toString(), args));
+        }
         return store.withConnection(c -> {
             List<Map<String, Object>> out = new ArrayList<>();
             if (before == null && (state == null || state.equals("needs_attention"))) {
@@ -205,17 +263,22 @@ final class Queries {
      * Ledger entries: with no filter, the unresolved ones (claimed, uncertain, deleting), the longest
      * waiting first; otherwise the newest of that kind and state.
      */
-    List<Map<String, Object>> ledger(String kind, String state) {
+    List<Map<String, Object>> ledger(String kind, String state, String subject, Long before) {
         String columns = "SELECT id, kind, natural_key, flow_id, subject, state, safety, leaf_id, generation, owner_job_id,"
                 + " owner_epoch, last_error, created_at, updated_at, confirmed_at FROM cv_ledger";
         StringBuilder sql = new StringBuilder(columns);
         List<Object> args = new ArrayList<>();
-        if (kind == null && state == null) {
+        if (kind == null && state == null && subject == null && before == null) {
             sql.append(" WHERE state IN ('claimed', 'uncertain', 'deleting') ORDER BY updated_at, id LIMIT ").append(PAGE);
         } else {
             sql.append(" WHERE 1 = 1");
             filter(sql, args, "kind", kind);
             filter(sql, args, "state", state);
+            filter(sql, args, "subject", subject);
+            if (before != null) {
+                sql.append(" AND id < ?");
+                args.add(before);
+            }
             sql.append(" ORDER BY id DESC LIMIT ").append(PAGE);
         }
         return store.withConnection(c -> rows(c, sql.toString(), args));

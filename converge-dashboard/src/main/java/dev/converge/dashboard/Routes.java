@@ -93,9 +93,17 @@ final class Routes {
 
         String api = base + "/api";
         routes.get(api + "/overview", operator(ctx -> send(ctx, overview.get())));
-        routes.get(api + "/jobs", operator(ctx -> send(ctx, Map.of("items",
-                queries.jobs(param(ctx, "queue"), param(ctx, "state"), param(ctx, "type"), longParam(ctx, "before")),
-                "page", Queries.PAGE))));
+        routes.get(api + "/jobs", operator(ctx -> {
+            Queries.JobPage found = queries.jobs(bulkFilter("queue", param(ctx, "queue")),
+                    bulkFilter("state", param(ctx, "state")), bulkFilter("type", param(ctx, "type")),
+                    bulkFilter("error", param(ctx, "error")), longParam(ctx, "before"));
+            Map<String, Object> out = new java.util.LinkedHashMap<>();
+            out.put("items", found.items());
+            out.put("page", Queries.PAGE);
+            out.put("searched_to", found.searchedTo());
+            out.put("search_window", Queries.SEARCH_WINDOW);
+            send(ctx, out);
+        }));
         routes.get(api + "/jobs/selection", operator(this::selection)); // before /jobs/{id}
         routes.post(api + "/jobs/bulk", operator(this::bulk));
         routes.get(api + "/jobs/{id}", operator(this::job));
@@ -123,13 +131,16 @@ final class Routes {
         routes.post(api + "/recurring/{name}/run", operator(ctx -> actOnRecurring(ctx, "recurring run now",
                 (op, name, reason, body) -> actions.runRecurring(op, name, reason))));
         routes.get(api + "/tokens", operator(ctx -> send(ctx, Map.of("items", queries.unknownTokens()))));
-        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(param(ctx, "state"),
+        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(
+                bulkFilter("state", param(ctx, "state")), bulkFilter("subject", param(ctx, "subject")),
                 longParam(ctx, "before")), "page", Queries.PAGE))));
         routes.get(api + "/flows/{id}", operator(this::flow));
         routes.get(api + "/ledger", operator(ctx -> {
-            List<Map<String, Object>> items = queries.ledger(param(ctx, "kind"), param(ctx, "state"));
+            List<Map<String, Object>> items = queries.ledger(bulkFilter("kind", param(ctx, "kind")),
+                    bulkFilter("state", param(ctx, "state")), bulkFilter("subject", param(ctx, "subject")),
+                    longParam(ctx, "before"));
             items.forEach(Routes::explain);
-            send(ctx, Map.of("items", items, "long_claimed_minutes", LONG_CLAIMED.toMinutes()));
+            send(ctx, Map.of("items", items, "long_claimed_minutes", LONG_CLAIMED.toMinutes(), "page", Queries.PAGE));
         }));
         routes.get(api + "/nodes", operator(ctx -> send(ctx, nodes())));
         routes.get(api + "/history", operator(this::history));

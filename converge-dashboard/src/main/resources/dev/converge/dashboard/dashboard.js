@@ -318,7 +318,7 @@
       fields.map(([name, label, choices]) => el('label', {}, label, choices
         ? el('select', { name }, el('option', { value: '' }, 'any'),
           choices.map((c) => el('option', { value: c, selected: params.get(name) === c }, c)))
-        : el('input', { name, value: params.get(name) || '', size: 14 }))),
+        : el('input', { name, value: params.get(name) || '', size: 14, maxlength: 200 }))),
       el('button', { type: 'submit' }, 'Filter'));
   }
 
@@ -379,7 +379,8 @@
     const shown = new URLSearchParams(location.hash.split('?')[1] || '').get('state');
     return [
       el('h2', {}, 'Jobs'),
-      filterForm([['queue', 'Queue'], ['state', 'State', JOB_STATES], ['type', 'Type']], goWithFilters('jobs')),
+      filterForm([['queue', 'Queue'], ['state', 'State', JOB_STATES], ['type', 'Type'], ['error', 'Error contains']],
+        goWithFilters('jobs')),
       shown === 'failed' ? el('p', {}, el('button', { type: 'button', id: 'bulk-retry', onclick: () => bulk('retry') },
         'Retry every failed job that matches\u2026')) : null,
       shown === 'available' ? el('p', {}, el('button', { type: 'button', class: 'danger', id: 'bulk-cancel',
@@ -394,6 +395,10 @@
       ]), (i) => ({ 'data-job': r.items[i].id })),
       r.items.length === 50 ? el('p', {}, el('a', { href: '#jobs?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older jobs'))
         : null,
+      // a search by error text reads a window of the newest jobs at a time: it says so, and goes on from there
+      r.searched_to ? el('p', { 'data-testid': 'search-window' }, 'Searched the newest ' + r.search_window.toLocaleString()
+        + ' jobs that match the other filters' + (r.items.length ? '' : ': none has that text') + '. ',
+        el('a', { href: '#jobs?' + pageAfter(r.searched_to) }, 'Search older jobs')) : null,
     ];
   }
 
@@ -407,7 +412,8 @@
     return [
       el('h2', {}, 'Flows'),
       el('p', { class: 'muted' }, 'Flows that need a person come first.'),
-      filterForm([['state', 'State', ['running', 'compensating', 'needs_attention', 'succeeded', 'failed']]], goWithFilters('flows')),
+      filterForm([['state', 'State', ['running', 'compensating', 'needs_attention', 'succeeded', 'failed']],
+        ['subject', 'Subject (a site)']], goWithFilters('flows')),
       r.items.length === 0 ? el('p', { class: 'muted' }, 'No flow matches.') :
         table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
           el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),
@@ -560,9 +566,12 @@
       el('h2', {}, 'Ledger'),
       el('p', { class: 'muted' }, 'Without a filter: the unresolved entries, the longest waiting first. Uncertain ones, and ones claimed over '
         + r.long_claimed_minutes + ' minutes, are highlighted.'),
-      filterForm([['kind', 'Resource type'], ['state', 'State', ['claimed', 'uncertain', 'confirmed', 'deleting', 'deleted', 'released']]],
-        goWithFilters('ledger')),
-      r.items.length === 0 ? el('p', {}, 'Nothing unresolved.') : ledgerTable(r.items),
+      filterForm([['kind', 'Resource type'], ['state', 'State', ['claimed', 'uncertain', 'confirmed', 'deleting', 'deleted', 'released']],
+        ['subject', 'Subject (a site)']], goWithFilters('ledger')),
+      r.items.length === 0 ? el('p', {}, query() ? 'No entry matches.' : 'Nothing unresolved.') : ledgerTable(r.items),
+      // a filtered list pages on, newest first
+      query() && r.items.length === r.page ? el('p', {}, el('a', { id: 'older-entries',
+        href: '#ledger?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older entries')) : null,
       el('h2', {}, 'Tokens whose use is unknown'),
       tokens.items.length === 0 ? el('p', { class: 'muted' }, 'None: every token in use has a known outcome.') :
         table(['id', 'pool', 'owner', 'checked out', 'use started', ''], tokens.items.map((t) => [String(t.id), t.pool,

@@ -522,6 +522,27 @@ class DashboardBrowserTest {
         assertThat(app.engine.recurring().view("shop.nightly-report").orElseThrow().paused()).isFalse();
     }
 
+    /** A failed job found by a piece of its error, typed in the filter; a flow by its subject; each a deep link. */
+    @Test
+    void aJobIsFoundByItsErrorAndAFlowByItsSubject() {
+        long wanted = app.failedJob("needle-31");
+        long other = app.failedJob("haystack-31");
+        open("jobs");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("form.filters input[name='error']")));
+        browser.findElement(By.cssSelector("form.filters input[name='error']")).sendKeys("NEEDLE-31");
+        click(By.cssSelector("form.filters button[type='submit']"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-job='" + wanted + "']")));
+        assertThat(browser.findElements(By.cssSelector("tr[data-job='" + other + "']"))).isEmpty();
+        assertThat(browser.getCurrentUrl()).endsWith("#jobs?error=NEEDLE-31");
+
+        long flow = app.failedFlow("order-subject-31");
+        open("flows?subject=order-subject-31");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-flow='" + flow + "']")));
+        assertThat(browser.findElements(By.cssSelector("tr[data-flow]"))).hasSize(1);
+        open("ledger?subject=nobody-31");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "No entry matches."));
+    }
+
     @Test
     void theApplicationsOwnPageIsInTheNavigation() {
         click(By.cssSelector("nav a[href='#hello']"));

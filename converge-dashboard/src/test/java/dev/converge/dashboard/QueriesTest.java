@@ -33,6 +33,35 @@ class QueriesTest {
         }
     }
 
+    /**
+     * A search by error text reads a window of the newest jobs: an old failure beyond it is not
+     * found at once, the answer says where the window ended, and asking below that finds it.
+     */
+    @Test
+    void aSearchByErrorTextGoesOnBeyondItsWindow() {
+        try (Store store = TestStores.h2(true, EngineClock.database())) {
+            Instant now = Instant.now();
+            store.withConnection(c -> {
+                insert(c, "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, last_error)"
+                        + " VALUES ('default', 'test.kind', '{}', 'failed', ?, 3, ?, 'java.lang.Exception: the old needle')",
+                        now, now);
+                try (var st = c.createStatement()) {
+                    st.execute("INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at) SELECT "
+                            + "'default', 'test.kind', '{}', 'succeeded', CURRENT_TIMESTAMP, 3, CURRENT_TIMESTAMP FROM "
+                            + "SYSTEM_RANGE(1, " + (Queries.SEARCH_WINDOW + 10) + ")");
+                }
+                return null;
+            });
+            Queries q = new Queries(store, Duration.ofMinutes(5));
+            Queries.JobPage first = q.jobs(null, null, null, "OLD NEEDLE", null);
+            assertThat(first.items()).isEmpty();
+            assertThat(first.searchedTo()).as("where the window ended").isNotNull();
+            Queries.JobPage next = q.jobs(null, null, null, "OLD NEEDLE", first.searchedTo());
+            assertThat(next.items()).extracting(j -> j.get("state")).containsExactly("failed");
+            assertThat(next.searchedTo()).as("the window reached the oldest job").isNull();
+        }
+    }
+
     private static void check(Store store) {
         Instant now = Instant.now();
         long flow = store.withConnection(c -> {
@@ -47,6 +76,8 @@ class QueriesTest {
             job(c, "default", "succeeded", now.minus(Duration.ofMinutes(50)), flow);
             job(c, "default", "succeeded", now.minus(Duration.ofMinutes(90)), flow); // older than the chart
             job(c, "default", "failed", now, flow); // in the newest bucket whatever the minute
+            insert(c, "UPDATE cv_job SET last_error = ? WHERE state = 'failed'",
+                    "java.lang.IllegalStateException: the Card Service is down, 100%_sure\n\tat x.Y(Y.java:1)");
             job(c, "mail", "available", null, null);
             ledger(c, "license", "k1", flow, "uncertain", now);
             ledger(c, "license", "k2", flow, "claimed", now.minus(Duration.ofMinutes(10)));
@@ -76,20 +107,32 @@ class QueriesTest {
             return null;
         });
 
-        List<Map<String, Object>> flows = q.flows(null, null);
+        List<Map<String, Object>> flows = q.flows(null, null, null);
         assertThat(flows.get(0).get("state")).isEqualTo("needs_attention");
         assertThat(flows.get(0).get("attention")).isEqualTo("check the license");
         assertThat(flows).hasSize(2);
-        assertThat(q.jobs("default", "succeeded", null, null)).hasSize(3)
+        assertThat(q.flows(null, "site-2", null)).extracting(f -> f.get("subject")).containsExactly("site-2");
+        assertThat(q.flows("failed", "site-2", null)).isEmpty();
+        assertThat(q.jobs("default", "succeeded", null, null, null).items()).hasSize(3)
                 .allSatisfy(j -> assertThat(j).containsEntry("state", "succeeded").doesNotContainKey("payload"));
-        assertThat(q.jobs(null, null, "no-such", null)).isEmpty();
-        long newest = ((Number) q.jobs(null, null, null, null).get(0).get("id")).longValue();
-        assertThat(q.jobs(null, null, null, newest)).hasSize(4);
-        List<Map<String, Object>> unresolved = q.ledger(null, null);
+        assertThat(q.jobs(null, null, "no-such", null, null).items()).isEmpty();
+        long newest = ((Number) q.jobs(null, null, null, null, null).items().get(0).get("id")).longValue();
+        assertThat(q.jobs(null, null, null, null, newest).items()).hasSize(4);
+        // a piece of the error, any case; % and _ are themselves, not wildcards
+        assertThat(q.jobs(null, null, null, "CARD SERVICE", null).items()).extracting(j -> j.get("state")).containsExactly("failed");
+        assertThat(q.jobs(null, null, null, "card%down", null).items()).isEmpty();
+        assertThat(q.jobs(null, null, null, "100%_sure", null).items()).extracting(j -> j.get("state")).containsExactly("failed");
+        List<Map<String, Object>> unresolved = q.ledger(null, null, null, null);
         assertThat(unresolved).extracting(e -> e.get("natural_key")).containsExactly("k2", "k1", "k4");
         assertThat(unresolved).allSatisfy(e -> assertThat(e).doesNotContainKey("data"));
         assertThat((String) unresolved.get(0).get("updated_at")).as("ISO-8601").endsWith("Z");
-        assertThat(q.ledger("git.repository", "confirmed")).extracting(e -> e.get("natural_key")).containsExactly("k3");
+        assertThat(q.ledger("git.repository", "confirmed", null, null)).extracting(e -> e.get("natural_key"))
+                .containsExactly("k3");
+        List<Map<String, Object>> ofSite = q.ledger(null, null, "site-1", null);
+        assertThat(ofSite).extracting(e -> e.get("natural_key")).containsExactly("k4", "k3", "k2", "k1");
+        long third = ((Number) ofSite.get(2).get("id")).longValue();
+        assertThat(q.ledger(null, null, "site-1", third)).as("older than the third").extracting(e -> e.get("natural_key"))
+                .containsExactly("k1");
         Map<String, List<Map<String, Object>>> parts = q.flowParts(flow);
         assertThat(parts.get("jobs")).hasSize(4);
         assertThat(parts.get("ledger")).hasSize(4);

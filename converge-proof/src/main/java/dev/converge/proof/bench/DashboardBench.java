@@ -138,6 +138,8 @@ public final class DashboardBench {
         long someFlow = flows.get(0).get("id").asLong();
         List<String> paths = List.of("/api/jobs", "/api/jobs?state=failed", "/api/jobs?state=available",
                 "/api/jobs?queue=mail", "/api/jobs?type=bench.kind3", "/api/jobs?state=failed&before=" + middle,
+                "/api/jobs?error=Billing.java:499", "/api/jobs?state=failed&error=no-such-text",
+                "/api/flows?subject=site-4242", "/api/ledger?subject=site-4242",
                 "/api/jobs/" + someFailed, "/api/jobs/selection?action=retry", "/api/jobs/selection?action=cancel",
                 "/api/flows", "/api/flows?state=failed", "/api/flows/" + someFlow, "/api/ledger",
                 "/api/ledger?state=confirmed", "/api/tokens", "/api/nodes", "/api/history?queue=default&span=1h",
