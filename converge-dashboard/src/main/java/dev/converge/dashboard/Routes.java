@@ -516,7 +516,8 @@ final class Routes {
 
     private void flow(Context ctx) {
         long id = pathId(ctx);
-        FlowView f = engine.flows().get(id).orElseThrow(() -> new Problem(404, "There is no flow " + id + "."));
+        FlowView f = engine.flows().get(id).orElseThrow(() -> new Problem(404, "There is no flow " + id + ": no such id was "
+                + "ever given, or retention deleted it some time after it finished."));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("flow", flow(f));
         out.put("history", engine.flows().history(id).stream().map(Routes::event).toList());

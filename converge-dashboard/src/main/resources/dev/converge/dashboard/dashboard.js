@@ -465,7 +465,15 @@
   }
 
   async function flow(id) {
-    const r = await get(API + '/flows/' + encodeURIComponent(id));
+    let r;
+    try {
+      r = await get(API + '/flows/' + encodeURIComponent(id));
+    } catch (e) {
+      if (e instanceof Refused) throw e;
+      // a flow not there (never, or deleted by retention): say so on the page, not only in the status line
+      return [el('h2', {}, 'Flow ' + id), el('p', { class: 'error', 'data-testid': 'not-found' }, e.message),
+        el('p', {}, el('a', { href: '#flows' }, 'Back to the flows'))];
+    }
     const f = r.flow;
     return [
       el('h2', {}, 'Flow ' + f.id + ': ' + f.kind + ' ' + f.subject + ' ', state(f.state)),

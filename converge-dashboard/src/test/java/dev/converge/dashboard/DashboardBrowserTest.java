@@ -394,6 +394,16 @@ class DashboardBrowserTest {
         assertThat(consoleErrors()).allSatisfy(e -> assertThat(e.getMessage()).contains("/api/jobs/987654321").contains("404"));
     }
 
+    /** A flow id that is not there: the page says so and why it may be, instead of staying blank. */
+    @Test
+    void aFlowThatIsNotThereSaysWhatHappened() {
+        open("flow/987654321");
+        By missing = By.cssSelector("[data-testid='not-found']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(missing));
+        assertThat(text(missing)).contains("There is no flow 987654321").contains("retention");
+        assertThat(consoleErrors()).allSatisfy(e -> assertThat(e.getMessage()).contains("/api/flows/987654321").contains("404"));
+    }
+
     @Test
     void aFlowThatFailedShowsItsCompensationInOrder() throws IOException {
         long flow = app.failedFlow("order-42");
