@@ -134,47 +134,131 @@ final class Queries {
     /** How many of the newest jobs matching the other filters a search by error text reads at once. */
     static final int SEARCH_WINDOW = 10_000;
 
-    /** A page of jobs; {@code searchedTo} is, for a search by error text, the oldest id it read (null if it read them all). */
-    record JobPage(List<Map<String, Object>> items, Long searchedTo) {
+    /**
+     * What the jobs page filters by; each part may be null. {@code finishedFrom} (inclusive) and
+     * {@code finishedTo} (exclusive) select finished jobs by when they finished, newest first: the
+     * retention index on {@code finished_at} reads a time range without touching the rest. Paging
+     * is by {@code before} (an id) and, with a time range, by the last row's finish time in
+     * {@code finishedTo} as well.
+     */
+    record JobFilter(String queue, String state, String kind, String error, Long flowId, Instant finishedFrom,
+            Instant finishedTo, Long before) {
+        static JobFilter of(String queue, String state, String kind, String error, Long before) {
+            return new JobFilter(queue, state, kind, error, null, null, null, before);
+        }
+
+        boolean timed() {
+            return finishedFrom != null || finishedTo != null;
+        }
     }
 
     /**
-     * The newest jobs matching the filters (each may be null), ids below {@code before} when given.
-     * {@code error} is a piece of the opening of their last error, any case, looked for among the
-     * newest {@link #SEARCH_WINDOW} jobs matching the other filters (an error's text is read from
-     * the table row by row: a bounded window keeps a search that finds nothing from reading a
-     * day of failures); {@link JobPage#searchedTo} says where to go on.
+     * A page of jobs; {@code searchedTo} is, for a search by error text, the last id it read (null
+     * if it read them all), with its finish time for a search in a time range; {@code count} how
+     * many jobs match, counted up to {@link #COUNT_CAP} + 1
+     * (null for a search by error text, which reads a window).
      */
-    JobPage jobs(String queue, String state, String kind, String error, Long before) {
+    record JobPage(List<Map<String, Object>> items, Long searchedTo, Instant searchedToFinished, Long count) {
+    }
+
+    /**
+     * The newest jobs matching the filter, ids below {@code before} when given. {@code error} is a
+     * piece of the opening of their last error, any case, looked for among the newest
+     * {@link #SEARCH_WINDOW} jobs matching the other filters (an error's text is read from the table
+     * row by row: a bounded window keeps a search that finds nothing from reading a day of
+     * failures); {@link JobPage#searchedTo} says where to go on.
+     */
+    JobPage jobs(JobFilter f) {
         String columns = "id, queue, kind, state, attempt, max_attempts, epoch, lease_owner, lease_expires_at, run_at,"
                 + " flow_id, batch_id, chain_id, created_at, started_at, finished_at, last_error";
         StringBuilder where = new StringBuilder(" FROM cv_job WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
-        filter(where, args, "queue", queue);
-        filter(where, args, "state", state);
-        filter(where, args, "kind", kind);
-        if (before != null) {
-            where.append(" AND id < ?");
-            args.add(before);
+        filter(where, args, "queue", f.queue());
+        filter(where, args, "state", f.state());
+        filter(where, args, "kind", f.kind());
+        if (f.flowId() != null) {
+            where.append(" AND flow_id = ?");
+            args.add(f.flowId());
         }
-        if (error == null || error.isBlank()) {
-            return new JobPage(store.withConnection(c -> rows(c, "SELECT " + columns + where + " ORDER BY id DESC LIMIT "
-                    + PAGE, args)), null);
+        if (f.timed()) {
+            where.append(" AND state IN ('succeeded', 'failed', 'cancelled')");
+            if (f.finishedFrom() != null) {
+                where.append(" AND finished_at >= ?");
+                args.add(at(f.finishedFrom()));
+            }
         }
-        String window = "SELECT " + columns + where + " ORDER BY id DESC LIMIT " + SEARCH_WINDOW;
+        // what is counted: the filters without the page's bound
+        String counted = where.toString() + (f.timed() && f.finishedTo() != null ? " AND finished_at < ?" : "");
+        List<Object> countArgs = new ArrayList<>(args);
+        if (f.timed() && f.finishedTo() != null) {
+            countArgs.add(at(f.finishedTo()));
+        }
+        String order;
+        if (f.timed()) {
+            if (f.finishedTo() != null && f.before() != null) {
+                // the next page of a time range: finished before the last row shown, or with it and an older id
+                where.append(" AND finished_at <= ? AND (finished_at < ? OR id < ?)");
+                args.addAll(List.of(at(f.finishedTo()), at(f.finishedTo()), f.before()));
+            } else {
+                if (f.finishedTo() != null) {
+                    where.append(" AND finished_at < ?");
+                    args.add(at(f.finishedTo()));
+                }
+                if (f.before() != null) {
+                    where.append(" AND id < ?");
+                    args.add(f.before());
+                }
+            }
+            order = " ORDER BY finished_at DESC, id DESC";
+        } else {
+            if (f.before() != null) {
+                where.append(" AND id < ?");
+                args.add(f.before());
+            }
+            order = " ORDER BY id DESC";
+        }
+        if (f.error() == null || f.error().isBlank()) {
+            boolean firstPage = f.before() == null;
+            return store.withConnection(c -> {
+                List<Map<String, Object>> items = rows(c, "SELECT " + columns + where + order + " LIMIT " + PAGE, args);
+                // a first page that is not full is every match: counting would read the same rows again
+                long count = firstPage && items.size() < PAGE ? items.size() : capped(c, counted, countArgs);
+                return new JobPage(items, null, null, count);
+            });
+        }
+        String window = "SELECT " + columns + where + order + " LIMIT " + SEARCH_WINDOW;
         StringBuilder found = new StringBuilder("SELECT * FROM (" + window + ") w WHERE 1 = 1");
         List<Object> foundArgs = new ArrayList<>(args);
-        contains(found, foundArgs, "last_error", error);
-        found.append(" ORDER BY id DESC LIMIT ").append(PAGE);
+        contains(found, foundArgs, "last_error", f.error());
+        found.append(order).append(" LIMIT ").append(PAGE);
         return store.withConnection(c -> {
             List<Map<String, Object>> items = rows(c, found.toString(), foundArgs);
-            List<Map<String, Object>> edge = rows(c, "SELECT MIN(id) AS oldest, COUNT(*) AS n FROM (SELECT id" + where
-                    + " ORDER BY id DESC LIMIT " + SEARCH_WINDOW + ") w", args);
-            boolean full = ((Number) edge.get(0).get("n")).longValue() == SEARCH_WINDOW;
+            // the window's last row, where a search goes on from
+            List<Map<String, Object>> edge = rows(c, "SELECT id, finished_at, (SELECT COUNT(*) FROM (SELECT id" + where
+                    + order + " LIMIT " + SEARCH_WINDOW + ") n) AS n FROM (SELECT id, finished_at" + where + order + " LIMIT "
+                    + SEARCH_WINDOW + ") w ORDER BY " + (f.timed() ? "finished_at, id" : "id") + " LIMIT 1",
+                    duplicate(args));
+            boolean full = !edge.isEmpty() && ((Number) edge.get(0).get("n")).longValue() == SEARCH_WINDOW;
             // a full page ends the window where the page ends; a full window without one, where the window ends
-            Long to = items.size() == PAGE || !full ? null : ((Number) edge.get(0).get("oldest")).longValue();
-            return new JobPage(items, to);
+            if (items.size() == PAGE || !full) {
+                return new JobPage(items, null, null, null);
+            }
+            Object finished = edge.get(0).get("finished_at");
+            return new JobPage(items, ((Number) edge.get(0).get("id")).longValue(),
+                    f.timed() && finished != null ? Instant.parse((String) finished) : null, null);
         });
+    }
+
+    private static List<Object> duplicate(List<Object> args) {
+        List<Object> twice = new ArrayList<>(args);
+        twice.addAll(args);
+        return twice;
+    }
+
+    /** How many rows a FROM … WHERE selects, counted up to {@link #COUNT_CAP} + 1: "more than" past the cap. */
+    private static long capped(Connection c, String fromWhere, List<Object> args) throws SQLException {
+        return ((Number) rows(c, "SELECT COUNT(*) AS n FROM (SELECT 1 AS one" + fromWhere + " LIMIT " + (COUNT_CAP + 1)
+                + ") s", args).get(0).get("n")).longValue();
     }
 
     /** How much of a text a "contains" search reads: an error's message and first frames, not its whole trace. */
@@ -238,6 +322,15 @@ final class Queries {
             }
             return out;
         });
+    }
+
+    /** How many flows have this state and subject (each may be null), counted up to {@link #COUNT_CAP} + 1. */
+    long flowCount(String state, String subject) {
+        StringBuilder where = new StringBuilder(" FROM cv_flow WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        filter(where, args, "state", state);
+        filter(where, args, "subject", subject);
+        return store.withConnection(c -> capped(c, where.toString(), args));
     }
 
     /** A flow's jobs, batches and chains, in the order they were made. */

@@ -94,14 +94,31 @@ final class Routes {
         String api = base + "/api";
         routes.get(api + "/overview", operator(ctx -> send(ctx, overview.get())));
         routes.get(api + "/jobs", operator(ctx -> {
-            Queries.JobPage found = queries.jobs(bulkFilter("queue", param(ctx, "queue")),
+            Instant from = timeParam(ctx, "finished_after");
+            Instant to = timeParam(ctx, "finished_before");
+            if (from != null && to != null && !from.isBefore(to)) {
+                throw new Problem(422, "finished_after must be earlier than finished_before.");
+            }
+            Queries.JobPage found = queries.jobs(new Queries.JobFilter(bulkFilter("queue", param(ctx, "queue")),
                     bulkFilter("state", param(ctx, "state")), bulkFilter("type", param(ctx, "type")),
-                    bulkFilter("error", param(ctx, "error")), longParam(ctx, "before"));
+                    bulkFilter("error", param(ctx, "error")), longParam(ctx, "flow"), from, to, longParam(ctx, "before")));
             Map<String, Object> out = new java.util.LinkedHashMap<>();
             out.put("items", found.items());
             out.put("page", Queries.PAGE);
+            out.put("count", found.count() == null ? null : Math.min(found.count(), Queries.COUNT_CAP));
+            out.put("count_more", found.count() != null && found.count() > Queries.COUNT_CAP);
             out.put("searched_to", found.searchedTo());
+            out.put("searched_to_finished", iso(found.searchedToFinished()));
             out.put("search_window", Queries.SEARCH_WINDOW);
+            // the queues and job types the fleet works: the filters' choices
+            java.util.TreeSet<String> queues = new java.util.TreeSet<>();
+            java.util.TreeSet<String> types = new java.util.TreeSet<>();
+            engine.nodes().forEach(n -> {
+                queues.addAll(n.queues().keySet());
+                types.addAll(n.jobTypes());
+            });
+            out.put("queues", queues);
+            out.put("types", types);
             send(ctx, out);
         }));
         routes.get(api + "/jobs/selection", operator(this::selection)); // before /jobs/{id}
@@ -131,9 +148,13 @@ final class Routes {
         routes.post(api + "/recurring/{name}/run", operator(ctx -> actOnRecurring(ctx, "recurring run now",
                 (op, name, reason, body) -> actions.runRecurring(op, name, reason))));
         routes.get(api + "/tokens", operator(ctx -> send(ctx, Map.of("items", queries.unknownTokens()))));
-        routes.get(api + "/flows", operator(ctx -> send(ctx, Map.of("items", queries.flows(
-                bulkFilter("state", param(ctx, "state")), bulkFilter("subject", param(ctx, "subject")),
-                longParam(ctx, "before")), "page", Queries.PAGE))));
+        routes.get(api + "/flows", operator(ctx -> {
+            String state = bulkFilter("state", param(ctx, "state"));
+            String subject = bulkFilter("subject", param(ctx, "subject"));
+            long count = queries.flowCount(state, subject);
+            send(ctx, Map.of("items", queries.flows(state, subject, longParam(ctx, "before")), "page", Queries.PAGE,
+                    "count", Math.min(count, Queries.COUNT_CAP), "count_more", count > Queries.COUNT_CAP));
+        }));
         routes.get(api + "/flows/{id}", operator(this::flow));
         routes.get(api + "/ledger", operator(ctx -> {
             List<Map<String, Object>> items = queries.ledger(bulkFilter("kind", param(ctx, "kind")),
@@ -725,6 +746,23 @@ final class Routes {
             return Long.parseLong(v);
         } catch (NumberFormatException e) {
             throw new Problem(400, name + " must be an id.");
+        }
+    }
+
+    /**
+     * A point in time: an ISO-8601 instant ({@code 2026-12-06T10:00:00Z}) or a local date-time as a
+     * browser's date-time field sends it, read as UTC ({@code 2026-12-06T10:00}).
+     */
+    private static Instant timeParam(Context ctx, String name) {
+        String v = param(ctx, name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return v.endsWith("Z") || v.contains("+") ? java.time.OffsetDateTime.parse(v).toInstant()
+                    : java.time.LocalDateTime.parse(v).toInstant(java.time.ZoneOffset.UTC);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new Problem(400, name + " must be a time such as 2026-12-06T10:00:00Z (or 2026-12-06T10:00, read as UTC).");
         }
     }
 

@@ -314,12 +314,23 @@
   function filterForm(fields, onChange) {
     const params = new URLSearchParams(location.hash.split('?')[1] || '');
     return el('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); onChange(new FormData(e.target)); } },
-      // a field with choices is a select (any, or one of them); the others free text
-      fields.map(([name, label, choices]) => el('label', {}, label, choices
+      // a field with choices is a select (any, or one of them; a value from a link is kept among them);
+      // a time a date-time field (UTC); the others free text
+      fields.map(([name, label, choices, kind]) => el('label', {}, label, choices
         ? el('select', { name }, el('option', { value: '' }, 'any'),
-          choices.map((c) => el('option', { value: c, selected: params.get(name) === c }, c)))
-        : el('input', { name, value: params.get(name) || '', size: 14, maxlength: 200 }))),
+          [...new Set([...choices, ...(params.get(name) ? [params.get(name)] : [])])]
+            .map((c) => el('option', { value: c, selected: params.get(name) === c }, c)))
+        : kind === 'time'
+          ? el('input', { name, type: 'datetime-local', value: (params.get(name) || '').replace(/Z$/, '').slice(0, 16) })
+          : el('input', { name, value: params.get(name) || '', size: kind === 'id' ? 8 : 14, maxlength: 200,
+            inputmode: kind === 'id' ? 'numeric' : null }))),
       el('button', { type: 'submit' }, 'Filter'));
+  }
+
+  // "50 of 1,234": what a list shows beside how many match (counted up to a cap)
+  function shownOf(n, r) {
+    if (r.count === null || r.count === undefined || n === 0) return null;
+    return el('p', { class: 'muted', 'data-testid': 'count' }, 'Showing ' + n.toLocaleString() + ' of ' + (r.count_more ? 'more than ' : '') + r.count.toLocaleString() + '.');
   }
 
   function goWithFilters(view) {
@@ -330,10 +341,12 @@
     };
   }
 
-  // the current filters with the next page's bound (ids below the last one shown)
-  function pageAfter(lastId) {
+  // the current filters with the next page's bound (ids below the last one shown; in a time range,
+  // finished before the last one shown, or with it and an older id)
+  function pageAfter(lastId, lastFinished) {
     const q = new URLSearchParams(location.hash.split('?')[1] || '');
     q.set('before', lastId);
+    if (lastFinished) q.set('finished_before', lastFinished);
     return q.toString();
   }
 
@@ -376,29 +389,37 @@
 
   async function jobs() {
     const r = await get(API + '/jobs' + query());
-    const shown = new URLSearchParams(location.hash.split('?')[1] || '').get('state');
+    const params = new URLSearchParams(location.hash.split('?')[1] || '');
+    const shown = params.get('state');
+    const timed = params.has('finished_after') || params.has('finished_before');
+    const last = r.items[r.items.length - 1];
     return [
       el('h2', {}, 'Jobs'),
-      filterForm([['queue', 'Queue'], ['state', 'State', JOB_STATES], ['type', 'Type'], ['error', 'Error contains']],
-        goWithFilters('jobs')),
+      filterForm([['queue', 'Queue', r.queues], ['state', 'State', JOB_STATES], ['type', 'Type', r.types],
+        ['flow', 'Flow id', null, 'id'], ['error', 'Error contains'], ['finished_after', 'Finished after (UTC)', null, 'time'],
+        ['finished_before', 'before', null, 'time']], goWithFilters('jobs')),
       shown === 'failed' ? el('p', {}, el('button', { type: 'button', id: 'bulk-retry', onclick: () => bulk('retry') },
         'Retry every failed job that matches\u2026')) : null,
       shown === 'available' ? el('p', {}, el('button', { type: 'button', class: 'danger', id: 'bulk-cancel',
         onclick: () => bulk('cancel') }, 'Cancel every waiting job that matches\u2026')) : null,
-      table(['id', 'queue', 'type', 'state', 'attempt', 'node', 'flow', 'last error', 'action'], r.items.map((j) => [
-        el('a', { href: '#job/' + j.id }, String(j.id)), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
-        j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
-        j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
-        j.last_error ? el('details', { 'data-key': 'error-' + j.id }, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)),
-          el('pre', {}, j.last_error)) : '',
-        jobActions(j),
-      ]), (i) => ({ 'data-job': r.items[i].id })),
-      r.items.length === 50 ? el('p', {}, el('a', { href: '#jobs?' + pageAfter(r.items[r.items.length - 1].id) }, 'Older jobs'))
-        : null,
+      shownOf(r.items.length, r),
+      r.items.length === 0 ? (r.searched_to ? null : el('p', { class: 'muted', id: 'no-jobs' }, 'No job matches.')) :
+        table(['id', 'queue', 'type', 'state', 'attempt', 'node', 'flow', ...(timed ? ['finished'] : []), 'last error', 'action'],
+          r.items.map((j) => [
+            el('a', { href: '#job/' + j.id }, String(j.id)), j.queue, j.kind, state(j.state), j.attempt + '/' + j.max_attempts,
+            j.lease_owner ? j.lease_owner + ' epoch ' + j.epoch : 'epoch ' + j.epoch,
+            j.flow_id ? el('a', { href: '#flow/' + j.flow_id }, String(j.flow_id)) : '',
+            ...(timed ? [time(j.finished_at)] : []),
+            j.last_error ? el('details', { 'data-key': 'error-' + j.id }, el('summary', {}, j.last_error.split('\n')[0].slice(0, 120)),
+              el('pre', {}, j.last_error)) : '',
+            jobActions(j),
+          ]), (i) => ({ 'data-job': r.items[i].id })),
+      r.items.length === r.page ? el('p', {}, el('a', { id: 'older-jobs', href: '#jobs?' + pageAfter(last.id, timed ? last.finished_at : null) },
+        'Older jobs')) : null,
       // a search by error text reads a window of the newest jobs at a time: it says so, and goes on from there
       r.searched_to ? el('p', { 'data-testid': 'search-window' }, 'Searched the newest ' + r.search_window.toLocaleString()
         + ' jobs that match the other filters' + (r.items.length ? '' : ': none has that text') + '. ',
-        el('a', { href: '#jobs?' + pageAfter(r.searched_to) }, 'Search older jobs')) : null,
+        el('a', { href: '#jobs?' + pageAfter(r.searched_to, r.searched_to_finished) }, 'Search older jobs')) : null,
     ];
   }
 
@@ -414,6 +435,7 @@
       el('p', { class: 'muted' }, 'Flows that need a person come first.'),
       filterForm([['state', 'State', ['running', 'compensating', 'needs_attention', 'succeeded', 'failed']],
         ['subject', 'Subject (a site)']], goWithFilters('flows')),
+      shownOf(r.items.length, r),
       r.items.length === 0 ? el('p', { class: 'muted' }, 'No flow matches.') :
         table(['id', 'kind', 'subject', 'state', 'why', 'updated'], r.items.map((f) => [
           el('a', { href: '#flow/' + f.id }, String(f.id)), f.kind, f.subject, state(f.state),

@@ -170,7 +170,11 @@ class DashboardBrowserTest {
                 wait.until(d -> (theme.equals("dark") ? DARK_BG : LIGHT_BG).equals(background()));
                 for (String view : List.of("overview", "jobs", "job/" + job, "flows", "flow/" + flow, "nodes", "history",
                         "recurring", "ledger", "orphans")) {
+                    js.executeScript("document.getElementById('status').textContent = '';");
                     open(view);
+                    // the view's own reading, not the one before it: it says it updated, not that it could not
+                    wait.until(d -> !text(By.id("status")).isEmpty());
+                    assertThat(text(By.id("status"))).as(view).startsWith("Updated");
                     String nav = view.startsWith("job/") ? "jobs" : view.startsWith("flow/") ? "flows" : view;
                     if (view.equals("history")) {
                         wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
@@ -196,7 +200,7 @@ class DashboardBrowserTest {
     }
 
     /**
-     * Failed jobs chosen by the filters (state from its choices, type typed) are retried at once
+     * Failed jobs chosen by the filters (state and type from their choices) are retried at once
      * after the dialog says how many; each runs once more, and one of another type is left alone.
      */
     @Test
@@ -214,7 +218,8 @@ class DashboardBrowserTest {
         By state = By.cssSelector("form.filters select[name='state']");
         wait.until(ExpectedConditions.presenceOfElementLocated(state));
         new org.openqa.selenium.support.ui.Select(browser.findElement(state)).selectByValue("failed");
-        browser.findElement(By.cssSelector("form.filters input[name='type']")).sendKeys("shop.charge");
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.cssSelector("form.filters select[name='type']")))
+                .selectByValue("shop.charge");
         click(By.cssSelector("form.filters button[type='submit']"));
         By bulk = By.id("bulk-retry");
         wait.until(ExpectedConditions.elementToBeClickable(bulk));
@@ -551,6 +556,43 @@ class DashboardBrowserTest {
         assertThat(browser.findElements(By.cssSelector("tr[data-flow]"))).hasSize(1);
         open("ledger?subject=nobody-31");
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view"), "No entry matches."));
+    }
+
+    /**
+     * Jobs that finished in a time range, chosen in the date-time fields: the newest first, counted,
+     * and one that finished before the range left out.
+     */
+    @Test
+    void jobsAreFoundByWhenTheyFinished() {
+        long recent = app.failedJob("range-recent-32");
+        long old = app.failedJob("range-old-32");
+        app.engine.store().withConnection(c -> {
+            try (var st = c.createStatement()) {
+                st.executeUpdate("UPDATE cv_job SET finished_at = finished_at - INTERVAL '3' HOUR WHERE id = " + old);
+            }
+            return null;
+        });
+        open("jobs");
+        By after = By.cssSelector("form.filters input[name='finished_after']");
+        wait.until(ExpectedConditions.presenceOfElementLocated(after));
+        String from = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).minusHours(1)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm"));
+        // a date-time field is set as a person's choice would set it (typing into one depends on the browser's locale)
+        ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("arguments[0].value = arguments[1];",
+                browser.findElement(after), from);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.cssSelector("form.filters select[name='state']")))
+                .selectByValue("failed");
+        click(By.cssSelector("form.filters button[type='submit']"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-job='" + recent + "']")));
+        assertThat(browser.findElements(By.cssSelector("tr[data-job='" + old + "']"))).as("finished before the range").isEmpty();
+        assertThat(browser.getCurrentUrl()).contains("finished_after=" + from.replace(":", "%3A"));
+        int rows = browser.findElements(By.cssSelector("tr[data-job]")).size();
+        assertThat(text(By.cssSelector("[data-testid='count']"))).startsWith("Showing " + rows + " of ");
+        open("jobs?finished_after=yesterday");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("status"), "finished_after must be a time"));
+        // the refused reading is the browser's only complaint
+        assertThat(consoleErrors()).allSatisfy(e -> assertThat(e.getMessage()).contains("finished_after=yesterday").contains("400"));
+        open("jobs");
     }
 
     @Test

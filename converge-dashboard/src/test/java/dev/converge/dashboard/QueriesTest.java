@@ -42,23 +42,33 @@ class QueriesTest {
         try (Store store = TestStores.h2(true, EngineClock.database())) {
             Instant now = Instant.now();
             store.withConnection(c -> {
-                insert(c, "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, last_error)"
-                        + " VALUES ('default', 'test.kind', '{}', 'failed', ?, 3, ?, 'java.lang.Exception: the old needle')",
-                        now, now);
+                insert(c, "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, finished_at,"
+                        + " last_error) VALUES ('default', 'test.kind', '{}', 'failed', ?, 3, ?, ?,"
+                        + " 'java.lang.Exception: the old needle')", now, now, now.minus(Duration.ofHours(1)));
                 try (var st = c.createStatement()) {
-                    st.execute("INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at) SELECT "
-                            + "'default', 'test.kind', '{}', 'succeeded', CURRENT_TIMESTAMP, 3, CURRENT_TIMESTAMP FROM "
+                    st.execute("INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, finished_at)"
+                            + " SELECT 'default', 'test.kind', '{}', 'succeeded', CURRENT_TIMESTAMP, 3, CURRENT_TIMESTAMP,"
+                            + " CURRENT_TIMESTAMP FROM "
                             + "SYSTEM_RANGE(1, " + (Queries.SEARCH_WINDOW + 10) + ")");
                 }
                 return null;
             });
             Queries q = new Queries(store, Duration.ofMinutes(5));
-            Queries.JobPage first = q.jobs(null, null, null, "OLD NEEDLE", null);
+            Queries.JobPage first = q.jobs(Queries.JobFilter.of(null, null, null, "OLD NEEDLE", null));
             assertThat(first.items()).isEmpty();
             assertThat(first.searchedTo()).as("where the window ended").isNotNull();
-            Queries.JobPage next = q.jobs(null, null, null, "OLD NEEDLE", first.searchedTo());
+            Queries.JobPage next = q.jobs(Queries.JobFilter.of(null, null, null, "OLD NEEDLE", first.searchedTo()));
             assertThat(next.items()).extracting(j -> j.get("state")).containsExactly("failed");
             assertThat(next.searchedTo()).as("the window reached the oldest job").isNull();
+            // the same in a time range: the window is the latest finished, and goes on from its last row's time
+            Queries.JobFilter timed = new Queries.JobFilter(null, null, null, "old needle", null,
+                    now.minus(Duration.ofHours(2)), null, null);
+            Queries.JobPage firstTimed = q.jobs(timed);
+            assertThat(firstTimed.items()).isEmpty();
+            assertThat(firstTimed.searchedToFinished()).isNotNull();
+            Queries.JobPage nextTimed = q.jobs(new Queries.JobFilter(null, null, null, "old needle", null,
+                    now.minus(Duration.ofHours(2)), firstTimed.searchedToFinished(), firstTimed.searchedTo()));
+            assertThat(nextTimed.items()).extracting(j -> j.get("state")).containsExactly("failed");
         }
     }
 
@@ -113,15 +123,34 @@ class QueriesTest {
         assertThat(flows).hasSize(2);
         assertThat(q.flows(null, "site-2", null)).extracting(f -> f.get("subject")).containsExactly("site-2");
         assertThat(q.flows("failed", "site-2", null)).isEmpty();
-        assertThat(q.jobs("default", "succeeded", null, null, null).items()).hasSize(3)
+        assertThat(q.jobs(Queries.JobFilter.of("default", "succeeded", null, null, null)).items()).hasSize(3)
                 .allSatisfy(j -> assertThat(j).containsEntry("state", "succeeded").doesNotContainKey("payload"));
-        assertThat(q.jobs(null, null, "no-such", null, null).items()).isEmpty();
-        long newest = ((Number) q.jobs(null, null, null, null, null).items().get(0).get("id")).longValue();
-        assertThat(q.jobs(null, null, null, null, newest).items()).hasSize(4);
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, "no-such", null, null)).items()).isEmpty();
+        long newest = ((Number) q.jobs(Queries.JobFilter.of(null, null, null, null, null)).items().get(0).get("id")).longValue();
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, null, null, newest)).items()).hasSize(4);
         // a piece of the error, any case; % and _ are themselves, not wildcards
-        assertThat(q.jobs(null, null, null, "CARD SERVICE", null).items()).extracting(j -> j.get("state")).containsExactly("failed");
-        assertThat(q.jobs(null, null, null, "card%down", null).items()).isEmpty();
-        assertThat(q.jobs(null, null, null, "100%_sure", null).items()).extracting(j -> j.get("state")).containsExactly("failed");
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, null, "CARD SERVICE", null)).items()).extracting(j -> j.get("state")).containsExactly("failed");
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, null, "card%down", null)).items()).isEmpty();
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, null, "100%_sure", null)).items()).extracting(j -> j.get("state")).containsExactly("failed");
+        // by flow, by when they finished (newest first, paged by the last row's time and id), and counted
+        assertThat(q.jobs(new Queries.JobFilter(null, null, null, null, flow, null, null, null)).items()).hasSize(4);
+        assertThat(q.jobs(new Queries.JobFilter(null, null, null, null, flow + 1000, null, null, null)).count()).isZero();
+        Queries.JobPage hour = q.jobs(new Queries.JobFilter(null, null, null, null, null,
+                now.minus(Duration.ofMinutes(60)), now.plusSeconds(1), null));
+        assertThat(hour.items()).extracting(j -> j.get("state")).containsExactly("failed", "succeeded", "succeeded");
+        assertThat(hour.count()).isEqualTo(3);
+        Map<String, Object> second = hour.items().get(1);
+        Queries.JobPage rest = q.jobs(new Queries.JobFilter(null, null, null, null, null, now.minus(Duration.ofMinutes(60)),
+                Instant.parse((String) second.get("finished_at")), ((Number) second.get("id")).longValue()));
+        assertThat(rest.items()).as("the page after the second row").hasSize(1)
+                .allSatisfy(j -> assertThat(Instant.parse((String) j.get("finished_at"))).isBefore(now.minus(Duration.ofMinutes(49))));
+        assertThat(q.jobs(new Queries.JobFilter(null, "failed", null, "card service", null, now.minus(Duration.ofHours(3)),
+                null, null)).items()).hasSize(1);
+        assertThat(q.jobs(new Queries.JobFilter(null, null, null, null, null, null, now.minus(Duration.ofMinutes(80)), null))
+                .items()).as("finished before 80 minutes ago").hasSize(1);
+        assertThat(q.jobs(Queries.JobFilter.of(null, null, null, null, null)).count()).isEqualTo(5);
+        assertThat(q.flowCount(null, null)).isEqualTo(2);
+        assertThat(q.flowCount("succeeded", "site-1")).isZero();
         List<Map<String, Object>> unresolved = q.ledger(null, null, null, null);
         assertThat(unresolved).extracting(e -> e.get("natural_key")).containsExactly("k2", "k1", "k4");
         assertThat(unresolved).allSatisfy(e -> assertThat(e).doesNotContainKey("data"));

@@ -139,6 +139,9 @@ public final class DashboardBench {
         List<String> paths = List.of("/api/jobs", "/api/jobs?state=failed", "/api/jobs?state=available",
                 "/api/jobs?queue=mail", "/api/jobs?type=bench.kind3", "/api/jobs?state=failed&before=" + middle,
                 "/api/jobs?error=Billing.java:499", "/api/jobs?state=failed&error=no-such-text",
+                "/api/jobs?type=no-such-type", "/api/jobs?flow=" + someFlow,
+                "/api/jobs?finished_after=" + hoursAgo(1), "/api/jobs?state=failed&finished_after=" + hoursAgo(1),
+                "/api/jobs?queue=mail&finished_after=" + hoursAgo(20) + "&finished_before=" + hoursAgo(19),
                 "/api/flows?subject=site-4242", "/api/ledger?subject=site-4242",
                 "/api/jobs/" + someFailed, "/api/jobs/selection?action=retry", "/api/jobs/selection?action=cancel",
                 "/api/flows", "/api/flows?state=failed", "/api/flows/" + someFlow, "/api/ledger",
@@ -153,6 +156,10 @@ public final class DashboardBench {
             progress.accept(routes.get(routes.size() - 1).toString());
         }
         return new Result(o.finished(), o.live(), fill, maintenance, overviewReading, reference, routes);
+    }
+
+    private static String hoursAgo(int hours) {
+        return java.time.Instant.now().minus(Duration.ofHours(hours)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
 
     private Route route(String base, String cookie, String path, int n, Duration spacing) throws Exception {
