@@ -595,6 +595,42 @@ class DashboardBrowserTest {
         open("jobs");
     }
 
+    /**
+     * An hour of a queue as two nodes wrote it, minute by minute (a steady rate, then a burst of
+     * failures while the backlog grows and drains): the page's totals are the rows' sums, and the
+     * picture is the README's.
+     */
+    @Test
+    void anHourOfAQueueIsSummedOverItsNodes() throws IOException {
+        long[] written = app.engine.store().withConnection(c -> {
+            try (var st = c.createStatement()) {
+                // minute m of the last hour (0 the oldest); failures and backlog between minutes 30 and 40
+                st.execute("INSERT INTO cv_queue_history (at_minute, queue, node_id, succeeded, failed, retried, depth, running,"
+                        + " w0, w1, w2, w3, w4, w5, w6, w7, w8, r0, r1, r2, r3, r4, r5, r6, r7, r8)"
+                        + " SELECT now_m - 59 + m, 'billing', 'node-' || n,"
+                        + " 40 + (m * 7 % 13) - CASE WHEN m BETWEEN 30 AND 40 THEN 25 ELSE 0 END,"
+                        + " CASE WHEN m BETWEEN 30 AND 40 THEN 6 + m % 4 ELSE m % 9 / 8 END,"
+                        + " CASE WHEN m BETWEEN 30 AND 40 THEN 12 ELSE 0 END,"
+                        + " CASE WHEN n = 0 THEN CASE WHEN m BETWEEN 30 AND 50 THEN 20 + 30 * (10 - ABS(m - 40)) ELSE 5 + m % 6 END END,"
+                        + " CASE WHEN n = 0 THEN 8 END,"
+                        + " CASE WHEN m BETWEEN 30 AND 50 THEN 0 ELSE 30 END, 10, 5, CASE WHEN m BETWEEN 30 AND 50 THEN 40 ELSE 0 END,"
+                        + " 0, 0, 0, 0, 0, 20, 15, 8, 2, 0, 0, 0, 0, 0"
+                        + " FROM (SELECT FLOOR(EXTRACT(EPOCH FROM now()) / 60)::bigint AS now_m) t,"
+                        + " generate_series(0, 59) m, generate_series(0, 1) n");
+                try (var rs = st.executeQuery("SELECT SUM(succeeded), SUM(failed) FROM cv_queue_history WHERE queue = 'billing'")) {
+                    rs.next();
+                    return new long[] {rs.getLong(1), rs.getLong(2)};
+                }
+            }
+        });
+        open("history?queue=billing&span=1h");
+        wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("history-queue"), "billing"));
+        assertThat(Long.parseLong(text(By.cssSelector("[data-total='succeeded']")))).isEqualTo(written[0]);
+        assertThat(Long.parseLong(text(By.cssSelector("[data-total='failed']")))).isEqualTo(written[1]);
+        shot("history-hour");
+    }
+
     @Test
     void theApplicationsOwnPageIsInTheNavigation() {
         click(By.cssSelector("nav a[href='#hello']"));
