@@ -1,9 +1,9 @@
 package dev.converge.recurring;
 
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
+import dev.converge.store.Params;
 import dev.converge.store.internal.SchemaProbe;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -33,20 +33,20 @@ final class RecurringStore {
     private final Sql ran;
 
     RecurringStore(Dialect dialect) {
-        this.lock = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
-        this.get = Sql.of(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name");
-        this.lockPaused = Sql.of(dialect, "SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
-        this.getPaused = Sql.of(dialect, "SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name");
-        this.insert = Sql.of(dialect, "INSERT INTO cv_recurring (name, last_slot, updated_at) VALUES (:name, :slot, {now})"
+        this.lock = dialect.sql("SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
+        this.get = dialect.sql("SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name");
+        this.lockPaused = dialect.sql("SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
+        this.getPaused = dialect.sql("SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name");
+        this.insert = dialect.sql("INSERT INTO cv_recurring (name, last_slot, updated_at) VALUES (:name, :slot, {now})"
                 + dialect.onConflictDoNothing());
-        this.update = Sql.of(dialect, "UPDATE cv_recurring SET last_slot = :slot, last_job_id = COALESCE(:job_id, last_job_id), "
+        this.update = dialect.sql("UPDATE cv_recurring SET last_slot = :slot, last_job_id = COALESCE(:job_id, last_job_id), "
                 + "skipped = skipped + :skipped, updated_at = {now} WHERE name = :name");
         String acted = "last_action = :action, action_by = :actor, action_reason = :reason, action_at = {now}, updated_at = {now}";
-        this.pause = Sql.of(dialect, "UPDATE cv_recurring SET paused_at = {now}, " + acted
+        this.pause = dialect.sql("UPDATE cv_recurring SET paused_at = {now}, " + acted
                 + " WHERE name = :name AND paused_at IS NULL");
-        this.resume = Sql.of(dialect, "UPDATE cv_recurring SET paused_at = NULL, " + acted
+        this.resume = dialect.sql("UPDATE cv_recurring SET paused_at = NULL, " + acted
                 + " WHERE name = :name AND paused_at IS NOT NULL");
-        this.ran = Sql.of(dialect, "UPDATE cv_recurring SET " + acted + " WHERE name = :name");
+        this.ran = dialect.sql("UPDATE cv_recurring SET " + acted + " WHERE name = :name");
     }
 
     boolean pausable(Connection c) throws SQLException {

@@ -107,6 +107,19 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * The database this store runs on: {@code "postgresql"} or {@code "h2"} — the name of the folder
+     * that holds each database's migrations, by the engine's convention and the service's.
+     */
+    public String database() {
+        return dialect.name();
+    }
+
+    /** A template's time tokens expanded for this database (see {@link Sql}). */
+    String expand(String template) {
+        return dialect.expand(template);
+    }
+
+    /**
      * Where the engine's migrations for this database are ({@code classpath:db/converge/postgresql}
      * or {@code .../h2}), for an application that runs them with its own Flyway. Give them their
      * own history table ({@value #SCHEMA_HISTORY_TABLE}), with {@code baselineOnMigrate} and

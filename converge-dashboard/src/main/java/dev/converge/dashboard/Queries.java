@@ -1,6 +1,6 @@
 package dev.converge.dashboard;
 
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

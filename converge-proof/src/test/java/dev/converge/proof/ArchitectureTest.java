@@ -23,6 +23,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void noModuleAboveTheEngineUsesItsInternals() {
+        noClasses().that().resideInAnyPackage("dev.converge.provisioning..", "dev.converge.dashboard..",
+                        "dev.converge.proof..", "dev.converge.leafsim..")
+                .should().dependOnClassesThat().resideInAPackage("dev.converge..internal..")
+                .because("internal means the engine may change it without notice; the service, the dashboard and the "
+                        + "proof reach their own tables through the public JDBC kit (dev.converge.store.Sql, Params)")
+                .check(CLASSES);
+    }
+
+    @Test
     void thePackagesOfTheProofFormNoCycle() {
         slices().matching("dev.converge.proof.(*)..").should().beFreeOfCycles().check(CLASSES);
     }

@@ -13,7 +13,6 @@ import dev.converge.provisioning.site.SiteStore;
 import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.flywaydb.core.Flyway;
@@ -53,7 +52,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.resources = new SiteResources(config);
         bindProcessMeters(meters, store);
         this.jobs = node.jobs();
-        SiteStore siteStore = new SiteStore(Dialect.of(store));
+        SiteStore siteStore = new SiteStore(store);
         Receipts receipts = new Receipts(config, resources, store.clock()::localNow);
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts, this::admitQueued)
                 .replacedBy(node.stepHandlers());
@@ -181,7 +180,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
 
     public static void migrate(Store store) {
         Flyway.configure().dataSource(store.dataSource())
-                .locations("classpath:db/provisioning/" + Dialect.of(store).name())
+                .locations("classpath:db/provisioning/" + store.database())
                 .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0")
                 .load().migrate();
     }

@@ -1,6 +1,5 @@
 package dev.converge.provisioning;
 
-import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -15,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins who may depend on whom: the service reaches the engine only through its public packages
- * (never its internals, bar the SQL helpers of {@code store.internal}), the HTTP API does not reach
+ * (never its internals: its own tables through the engine's public {@code Sql}/{@code Params}), the HTTP API does not reach
  * into the MCP tools, and nothing of the service depends on the proof, the commands or the leaf simulator.
  */
 class ArchitectureTest {
@@ -26,10 +25,9 @@ class ArchitectureTest {
     @Test
     void theServiceUsesOnlyTheEnginesPublicPackages() {
         noClasses().that().resideInAPackage("dev.converge.provisioning..")
-                .should().dependOnClassesThat(resideInAPackage("dev.converge..internal..")
-                        .and(not(resideInAPackage("dev.converge.store.internal"))))
-                .because("engine internals may change without notice; the service is a user of the engine "
-                        + "(apart from the engine's SQL helpers, which it shares for its own tables)")
+                .should().dependOnClassesThat(resideInAPackage("dev.converge..internal.."))
+                .because("engine internals may change without notice; the service is a user of the engine, "
+                        + "its own tables written with the engine's public JDBC kit (dev.converge.store.Sql)")
                 .check(CLASSES);
     }
 

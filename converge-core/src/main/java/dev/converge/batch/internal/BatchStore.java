@@ -3,8 +3,8 @@ package dev.converge.batch.internal;
 import dev.converge.batch.BatchProgress;
 import dev.converge.batch.BatchState;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,19 +36,19 @@ public final class BatchStore {
     private final Sql runningInFlow;
 
     public BatchStore(Dialect d) {
-        insert = Sql.of(d, "INSERT INTO cv_batch (name, state, allow_failures, total, pending, then_job, catch_job, "
+        insert = d.sql("INSERT INTO cv_batch (name, state, allow_failures, total, pending, then_job, catch_job, "
                 + "finally_job, chain_id, chain_pos, flow_id, created_at) VALUES (:name, 'running', :allow, :total, :total, "
                 + ":then_job, :catch_job, :finally_job, :chain_id, :chain_pos, :flow_id, {now})");
-        count = Sql.of(d, "UPDATE cv_batch SET pending = pending - :n, succeeded = succeeded + :s, failed = failed + :f, "
+        count = d.sql("UPDATE cv_batch SET pending = pending - :n, succeeded = succeeded + :s, failed = failed + :f, "
                 + "cancelled = cancelled + :c WHERE id = :id");
-        get = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_batch WHERE id = :id");
-        cancel = Sql.of(d, "UPDATE cv_batch SET state = 'cancelled', cancelled_at = {now} WHERE id = :id AND state = 'running'");
-        finish = Sql.of(d, "UPDATE cv_batch SET finished_at = {now}, state = CASE WHEN state = 'running' THEN :final "
+        get = d.sql("SELECT " + COLUMNS + " FROM cv_batch WHERE id = :id");
+        cancel = d.sql("UPDATE cv_batch SET state = 'cancelled', cancelled_at = {now} WHERE id = :id AND state = 'running'");
+        finish = d.sql("UPDATE cv_batch SET finished_at = {now}, state = CASE WHEN state = 'running' THEN :final "
                 + "ELSE state END WHERE id = :id AND finished_at IS NULL AND pending = 0");
-        fireThen = Sql.of(d, "UPDATE cv_batch SET then_fired = TRUE WHERE id = :id AND then_fired = FALSE");
-        fireCatch = Sql.of(d, "UPDATE cv_batch SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
-        fireFinally = Sql.of(d, "UPDATE cv_batch SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
-        runningInFlow = Sql.of(d, "SELECT id FROM cv_batch WHERE flow_id = :flow_id AND finished_at IS NULL ORDER BY id");
+        fireThen = d.sql("UPDATE cv_batch SET then_fired = TRUE WHERE id = :id AND then_fired = FALSE");
+        fireCatch = d.sql("UPDATE cv_batch SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
+        fireFinally = d.sql("UPDATE cv_batch SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
+        runningInFlow = d.sql("SELECT id FROM cv_batch WHERE flow_id = :flow_id AND finished_at IS NULL ORDER BY id");
     }
 
     public long insert(Connection c, String name, boolean allowFailures, int total, JobSpec then, JobSpec catchJob,

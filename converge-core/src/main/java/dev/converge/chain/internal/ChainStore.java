@@ -8,8 +8,8 @@ import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.ChainProgress;
 import dev.converge.chain.ChainState;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,15 +33,15 @@ public final class ChainStore {
     private final Sql fireFinally;
 
     public ChainStore(Dialect d) {
-        insert = Sql.of(d, "INSERT INTO cv_chain (name, state, position, size, links, catch_job, finally_job, flow_id, "
+        insert = d.sql("INSERT INTO cv_chain (name, state, position, size, links, catch_job, finally_job, flow_id, "
                 + "created_at) VALUES (:name, 'running', 0, :size, :links, :catch_job, :finally_job, :flow_id, {now})");
-        get = Sql.of(d, "SELECT id, name, state, position, size, links, catch_job, finally_job, flow_id, created_at, "
+        get = d.sql("SELECT id, name, state, position, size, links, catch_job, finally_job, flow_id, created_at, "
                 + "finished_at FROM cv_chain WHERE id = :id");
-        advance = Sql.of(d, "UPDATE cv_chain SET position = position + 1 WHERE id = :id AND position = :pos "
+        advance = d.sql("UPDATE cv_chain SET position = position + 1 WHERE id = :id AND position = :pos "
                 + "AND state = 'running'");
-        end = Sql.of(d, "UPDATE cv_chain SET state = :state, finished_at = {now} WHERE id = :id AND state = 'running'");
-        fireCatch = Sql.of(d, "UPDATE cv_chain SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
-        fireFinally = Sql.of(d, "UPDATE cv_chain SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
+        end = d.sql("UPDATE cv_chain SET state = :state, finished_at = {now} WHERE id = :id AND state = 'running'");
+        fireCatch = d.sql("UPDATE cv_chain SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
+        fireFinally = d.sql("UPDATE cv_chain SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
     }
 
     public long insert(Connection c, String name, List<LinkSpec> links, JobSpec catchJob, JobSpec finallyJob,

@@ -3,9 +3,9 @@ package dev.converge.claim.internal;
 import dev.converge.claim.LeaderRound;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
+import dev.converge.store.Params;
 import dev.converge.store.internal.SchemaProbe;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,16 +37,16 @@ public final class LeaderRounds {
         this.store = store;
         this.nodeId = nodeId;
         Dialect d = Dialect.of(store);
-        this.touch = Sql.of(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
+        this.touch = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail WHERE task = :task");
-        this.changed = Sql.of(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
+        this.changed = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail, changed_at = {now}, changed_detail = :detail WHERE task = :task");
-        this.insert = Sql.of(d, "INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail) "
+        this.insert = d.sql("INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail) "
                 + "VALUES (:task, :node, {now}, :outcome, :detail)" + d.onConflictDoNothing());
-        this.insertChanged = Sql.of(d, "INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail, changed_at, "
+        this.insertChanged = d.sql("INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail, changed_at, "
                 + "changed_detail) VALUES (:task, :node, {now}, :outcome, :detail, {now}, :detail)"
                 + d.onConflictDoNothing());
-        this.list = Sql.of(d, "SELECT task, node_id, round_at, outcome, detail, changed_at, changed_detail "
+        this.list = d.sql("SELECT task, node_id, round_at, outcome, detail, changed_at, changed_detail "
                 + "FROM cv_leader_round ORDER BY task");
     }
 

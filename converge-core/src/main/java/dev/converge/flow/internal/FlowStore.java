@@ -7,8 +7,8 @@ import dev.converge.flow.FlowState;
 import dev.converge.flow.FlowView;
 import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -61,59 +61,59 @@ public final class FlowStore {
 
     public FlowStore(Dialect d) {
         this.dialect = d;
-        insert = Sql.of(d, "INSERT INTO cv_flow (kind, subject, state, deadline, on_success, on_failure, created_at, "
+        insert = d.sql("INSERT INTO cv_flow (kind, subject, state, deadline, on_success, on_failure, created_at, "
                 + "updated_at) VALUES (:kind, :subject, 'running', CASE WHEN :has_deadline THEN {now+:deadline_ms} END, "
                 + ":on_success, :on_failure, {now}, {now})" + d.onConflictDoNothing());
-        get = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE id = :id");
-        bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE kind = :kind AND subject = :subject");
-        setChain = Sql.of(d, "UPDATE cv_flow SET chain_id = :chain_id WHERE id = :id");
-        transition = Sql.of(d, "UPDATE cv_flow SET state = :to, updated_at = {now}, "
+        get = d.sql("SELECT " + COLUMNS + " FROM cv_flow WHERE id = :id");
+        bySubject = d.sql("SELECT " + COLUMNS + " FROM cv_flow WHERE kind = :kind AND subject = :subject");
+        setChain = d.sql("UPDATE cv_flow SET chain_id = :chain_id WHERE id = :id");
+        transition = d.sql("UPDATE cv_flow SET state = :to, updated_at = {now}, "
                 + "failure_reason = COALESCE(:reason, failure_reason), "
                 + "finished_at = CASE WHEN :terminal THEN {now} ELSE finished_at END WHERE id = :id AND state = :from");
-        attention = Sql.of(d, "UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
-        event = Sql.of(d, "INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason, actor) "
+        attention = d.sql("UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
+        event = d.sql("INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason, actor) "
                 + "VALUES (:flow_id, {now}, :from, :to, :reason, :actor)");
-        history = Sql.of(d, "SELECT id, flow_id, at, from_state, to_state, reason, actor FROM cv_flow_event "
+        history = d.sql("SELECT id, flow_id, at, from_state, to_state, reason, actor FROM cv_flow_event "
                 + "WHERE flow_id = :flow_id ORDER BY id");
-        overdue = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
+        overdue = d.sql("SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
                 + "LIMIT :limit");
-        addCompensation = Sql.of(d, "INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
+        addCompensation = d.sql("INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
                 + "VALUES (:flow_id, :kind, :payload, 'pending', {now})");
-        nextCompensation = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+        nextCompensation = d.sql("SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id AND state = 'pending' ORDER BY id DESC LIMIT 1");
         // fenced by the compensating delivery's lease: a stale delivery must not spend attempts or give up
         String fence = " AND EXISTS (SELECT 1 FROM cv_job WHERE cv_job.id = :job_id AND cv_job.epoch = :epoch "
                 + "AND cv_job.state = 'running')";
-        endCompensation = Sql.of(d, "UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
+        endCompensation = d.sql("UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
                 + "finished_at = {now} WHERE id = :id AND state = 'pending'" + fence);
-        compensationFailedAttempt = Sql.of(d, "UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
+        compensationFailedAttempt = d.sql("UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
                 + "WHERE id = :id AND state = 'pending'" + fence);
-        compensations = Sql.of(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+        compensations = d.sql("SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
-        cancelLooseJobs = Sql.of(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+        cancelLooseJobs = d.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
         // a completion locks a batch (its counters), then the chain the batch is a link of, then the flow:
         // failing a flow takes them in the same order, so the two never wait for each other in a circle
-        lockRunningBatches = Sql.of(d, "SELECT id FROM cv_batch WHERE flow_id = :flow_id AND state = 'running' "
+        lockRunningBatches = d.sql("SELECT id FROM cv_batch WHERE flow_id = :flow_id AND state = 'running' "
                 + "ORDER BY id FOR UPDATE");
-        lockRunningChain = Sql.of(d, "SELECT id FROM cv_chain WHERE flow_id = :flow_id AND state = 'running' "
+        lockRunningChain = d.sql("SELECT id FROM cv_chain WHERE flow_id = :flow_id AND state = 'running' "
                 + "ORDER BY id FOR UPDATE");
-        overdueCompensating = Sql.of(d, "SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
+        overdueCompensating = d.sql("SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
                 + "ORDER BY deadline LIMIT :limit");
         // a flow failed by its deadline is past it already: its compensation gets a deadline of its own
-        compensationDeadline = Sql.of(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
-        notDone = Sql.of(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
-        lockState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
-        shareState = Sql.of(d, "SELECT state FROM cv_flow WHERE id = :id" + d.forShare());
+        compensationDeadline = d.sql("UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
+        notDone = d.sql("SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
+        lockState = d.sql("SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        shareState = d.sql("SELECT state FROM cv_flow WHERE id = :id" + d.forShare());
         // a person's retry: the one way out of needs_attention, back into compensation, once
-        reopen = Sql.of(d, "UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
+        reopen = d.sql("UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
                 + "finished_at = NULL, updated_at = {now}, deadline = {now+:deadline_ms} "
                 + "WHERE id = :id AND state = 'needs_attention'");
-        resetGaveUp = Sql.of(d, "UPDATE cv_compensation SET state = 'pending', attempts = 0, finished_at = NULL "
+        resetGaveUp = d.sql("UPDATE cv_compensation SET state = 'pending', attempts = 0, finished_at = NULL "
                 + "WHERE flow_id = :flow_id AND state = 'failed'");
-        retries = Sql.of(d, "SELECT retries FROM cv_flow WHERE id = :id");
-        runningSteps = Sql.of(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
-        states = Sql.of(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
+        retries = d.sql("SELECT retries FROM cv_flow WHERE id = :id");
+        runningSteps = d.sql("SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
+        states = d.sql("SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
                 + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
     }
 
@@ -199,7 +199,7 @@ public final class FlowStore {
             return 0;
         }
         Params p = Params.of();
-        Integer n = Sql.of(dialect, "SELECT COUNT(*) FROM cv_job WHERE state = 'running' AND unique_key IN ("
+        Integer n = dialect.sql("SELECT COUNT(*) FROM cv_job WHERE state = 'running' AND unique_key IN ("
                 + keyList(p, uniqueKeys) + ")").queryOne(c, p, rs -> rs.getInt(1));
         return n == null ? 0 : n;
     }
@@ -210,7 +210,7 @@ public final class FlowStore {
             return 0;
         }
         Params p = Params.of().now(now).text("reason", reason);
-        return Sql.of(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+        return dialect.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE state = 'available' AND unique_key IN (" + keyList(p, uniqueKeys) + ")").update(c, p);
     }
 

@@ -3,8 +3,8 @@ package dev.converge.queue.internal;
 import dev.converge.queue.NodeInfo;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -61,14 +61,14 @@ public final class Fleet implements AutoCloseable {
         this.every = every;
         this.liveMs = live.toMillis();
         Dialect d = Dialect.of(store);
-        this.register = Sql.of(d, "INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
+        this.register = d.sql("INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
                 + "VALUES (:id, :version, :queues, :types, {now}, {now})" + d.onConflictDoNothing());
-        this.touch = Sql.of(d, "UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "
+        this.touch = d.sql("UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "
                 + "last_seen = {now} WHERE node_id = :id");
-        this.leave = Sql.of(d, "DELETE FROM cv_node WHERE node_id = :id");
-        this.list = Sql.of(d, "SELECT node_id, version, queues, job_types, started_at, last_seen, "
+        this.leave = d.sql("DELETE FROM cv_node WHERE node_id = :id");
+        this.list = d.sql("SELECT node_id, version, queues, job_types, started_at, last_seen, "
                 + "CASE WHEN last_seen >= {now+:minus_live_ms} THEN 1 ELSE 0 END AS live FROM cv_node ORDER BY node_id");
-        this.forget = Sql.of(d, "DELETE FROM cv_node WHERE last_seen < {now+:minus_forget_ms}");
+        this.forget = d.sql("DELETE FROM cv_node WHERE last_seen < {now+:minus_forget_ms}");
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-fleet"));
     }
 

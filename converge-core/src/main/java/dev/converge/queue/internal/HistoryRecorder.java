@@ -3,8 +3,8 @@ package dev.converge.queue.internal;
 import dev.converge.queue.HistoryPoint;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -66,13 +66,13 @@ public final class HistoryRecorder implements DeliveryObserver {
                 sums.append(", SUM(").append(p).append(i).append(')');
             }
         }
-        this.insert = Sql.of(d, "INSERT INTO cv_queue_history (at_minute, queue, node_id, succeeded, failed, retried, "
+        this.insert = d.sql("INSERT INTO cv_queue_history (at_minute, queue, node_id, succeeded, failed, retried, "
                 + "depth, running" + cols + ") VALUES (:minute, :queue, :node, :succeeded, :failed, :retried, :depth, "
                 + ":running" + vals + ")");
-        this.available = Sql.of(d, "SELECT queue, COUNT(*) FROM cv_job WHERE state = 'available' AND run_at <= {now} "
+        this.available = d.sql("SELECT queue, COUNT(*) FROM cv_job WHERE state = 'available' AND run_at <= {now} "
                 + "GROUP BY queue");
-        this.runningNow = Sql.of(d, "SELECT queue, COUNT(*) FROM cv_job WHERE state = 'running' GROUP BY queue");
-        this.prune = Sql.of(d, "DELETE FROM cv_queue_history WHERE at_minute < :before");
+        this.runningNow = d.sql("SELECT queue, COUNT(*) FROM cv_job WHERE state = 'running' GROUP BY queue");
+        this.prune = d.sql("DELETE FROM cv_queue_history WHERE at_minute < :before");
         this.sums = sums.toString();
     }
 
@@ -269,7 +269,7 @@ public final class HistoryRecorder implements DeliveryObserver {
         long first = last - Math.max(1, (span.toMinutes() + step - 1) / step) + 1;
         Map<Long, HistoryPoint> found = new LinkedHashMap<>();
         // the step is one of STEPS, written into the statement so that SELECT and GROUP BY name the same expression
-        Sql read = reads.computeIfAbsent(step, n -> Sql.of(Dialect.of(store), "SELECT at_minute / " + n
+        Sql read = reads.computeIfAbsent(step, n -> Sql.of(store, "SELECT at_minute / " + n
                 + ", SUM(succeeded), SUM(failed), SUM(retried), MAX(depth), MAX(running)" + sums
                 + " FROM cv_queue_history WHERE queue = :queue AND at_minute >= :from GROUP BY at_minute / " + n));
         store.withConnection(c -> read.query(c, Params.of().text("queue", queue)

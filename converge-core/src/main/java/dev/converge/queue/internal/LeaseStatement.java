@@ -1,8 +1,8 @@
 package dev.converge.queue.internal;
 
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -96,7 +96,7 @@ final class LeaseStatement {
         String in = kindCount > 0 ? "AND kind IN (" + Params.names("k", kindCount) + ") " : "";
         String due = "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue AND run_at <= {now} "
                 + in + "ORDER BY state, queue, run_at, id LIMIT :limit";
-        return twoSteps ? Sql.of(dialect, due) : Sql.of(dialect, SET + dialect.takeSkippingLocked(due));
+        return twoSteps ? dialect.sql(due) : dialect.sql(SET + dialect.takeSkippingLocked(due));
     }
 
     private static List<LeasedJob> take(Connection c, Sql take, Params p, int limit) throws SQLException {
@@ -137,6 +137,6 @@ final class LeaseStatement {
         String in = Params.names("id", count);
         // re-checks under each row's lock both that it is still available and still due: a job
         // released with a backoff between the read and this update must not run early
-        return Sql.of(dialect, SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");
+        return dialect.sql(SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");
     }
 }

@@ -3,8 +3,8 @@ package dev.converge.queue.internal;
 import dev.converge.queue.NodeInfo;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,7 +50,7 @@ public final class UnhandledJobs implements AutoCloseable {
         this.queues = List.copyOf(queues);
         this.fleet = fleet;
         this.dialect = Dialect.of(rt.store);
-        this.overdue = Sql.of(dialect, "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
+        this.overdue = dialect.sql("SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-unhandled"));
     }
@@ -112,7 +112,7 @@ public final class UnhandledJobs implements AutoCloseable {
 
     private Sql countsStatement(int kindCount) {
         String notIn = kindCount > 0 ? "AND kind NOT IN (" + Params.names("k", kindCount) + ") " : "";
-        return Sql.of(dialect, "SELECT kind, COUNT(*) AS n FROM cv_job WHERE state = 'available' AND queue = :queue "
+        return dialect.sql("SELECT kind, COUNT(*) AS n FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND run_at <= {now} " + notIn + "GROUP BY kind");
     }
 

@@ -105,6 +105,11 @@ public interface Dialect {
         }
     }
 
+    /** A statement of the engine's: {@code template}'s time tokens expanded for this database. */
+    default dev.converge.store.Sql sql(String template) {
+        return dev.converge.store.Sql.of(expand(template));
+    }
+
     /** Expands the time tokens of a template. */
     default String expand(String template) {
         String sql = template;

@@ -1,5 +1,6 @@
 package dev.converge.store.internal;
 
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -102,7 +103,7 @@ public final class H2Dialect implements Dialect {
 
     private static void bind(PreparedStatement ps, List<BulkInsert.Column> cols, Object[] row) throws SQLException {
         for (int i = 0; i < cols.size(); i++) {
-            Params.bind(ps, i + 1, row[i], cols.get(i).sqlType());
+            Binding.bind(ps, i + 1, row[i], cols.get(i).sqlType());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.converge.store.internal;
 
+
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.JDBCType;
@@ -139,7 +140,7 @@ public final class PostgresDialect implements Dialect {
             int index = 1; // the SELECT list's scalars come before the FROM's arrays
             for (int col = 0; col < cols.size(); col++) {
                 if (!varies[col]) {
-                    Params.bind(ps, index++, slice.get(0)[col], cols.get(col).sqlType());
+                    Binding.bind(ps, index++, slice.get(0)[col], cols.get(col).sqlType());
                 }
             }
             for (int col = 0; col < cols.size(); col++) {
@@ -189,7 +190,7 @@ public final class PostgresDialect implements Dialect {
         for (int r = 0; r < slice.size(); r++) {
             Object v = slice.get(r)[col];
             // the driver builds arrays of strings and numbers; timestamps travel as ISO text
-            values[r] = time && v != null ? Params.toOffset(v).toString() : v;
+            values[r] = time && v != null ? Binding.toOffset(v).toString() : v;
         }
         return c.createArrayOf(arrayElementType(sqlType), values);
     }

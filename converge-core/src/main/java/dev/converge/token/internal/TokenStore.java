@@ -2,8 +2,8 @@ package dev.converge.token.internal;
 
 import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import dev.converge.token.Token;
 import dev.converge.token.TokenState;
 import java.sql.Connection;
@@ -40,42 +40,42 @@ public final class TokenStore {
     private final Sql settle;
 
     public TokenStore(Dialect d) {
-        insert = Sql.of(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
+        insert = d.sql("INSERT INTO cv_token (pool, token, subject, state, created_at) "
                 + "VALUES (:pool, :token, :subject, 'available', {now})" + d.onConflictDoNothing());
         // a subject may hold several tokens (one per permitted use): the first one not yet spent
-        bySubject = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
+        bySubject = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
                 + "ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
-        byId = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
-        firstAvailable = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
+        byId = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
+        firstAvailable = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
                 + "ORDER BY id LIMIT 1");
         // what an earlier delivery of this job checked out (or spent) from a pool without subjects
-        ofJob = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
+        ofJob = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
                 + "AND state IN ('checked_out', 'spent') ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
-        checkout = Sql.of(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
+        checkout = d.sql("UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
         // used_at survives a takeover: a use that may have happened stays recorded until the new owner
         // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
-        takeOver = Sql.of(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
+        takeOver = d.sql("UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
                 + "checked_out_at = {now} WHERE id = :id AND state = 'checked_out' "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
-        markUsing = Sql.of(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
-        spend = Sql.of(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
+        markUsing = d.sql("UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
+        spend = d.sql("UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
                 + MINE + FENCE);
-        giveBack = Sql.of(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+        giveBack = d.sql("UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
                 + "owner_epoch = NULL, checked_out_at = NULL, used_at = NULL WHERE id = :id AND state = 'checked_out'"
                 + MINE + FENCE);
-        returnAbandoned = Sql.of(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+        returnAbandoned = d.sql("UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
                 + "owner_epoch = NULL, checked_out_at = NULL WHERE state = 'checked_out' AND used_at IS NULL "
                 + "AND checked_out_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j "
                 + "WHERE j.id = cv_token.owner_job_id AND j.state IN ('running', 'available'))");
-        counts = Sql.of(d, "SELECT state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END AS used, COUNT(*) AS n "
+        counts = d.sql("SELECT state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END AS used, COUNT(*) AS n "
                 + "FROM cv_token WHERE pool = :pool GROUP BY state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END");
-        all = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
-        ownerAlive = Sql.of(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
+        all = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
+        ownerAlive = d.sql("SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
         // a person settles a token whose use is unknown: only while no delivery of its owner runs
-        settle = Sql.of(d, "UPDATE cv_token SET state = :to, spent_at = CASE WHEN :spent THEN {now} ELSE spent_at END, "
+        settle = d.sql("UPDATE cv_token SET state = :to, spent_at = CASE WHEN :spent THEN {now} ELSE spent_at END, "
                 + "owner = CASE WHEN :spent THEN owner ELSE NULL END, "
                 + "owner_job_id = CASE WHEN :spent THEN owner_job_id ELSE NULL END, "
                 + "owner_epoch = CASE WHEN :spent THEN owner_epoch ELSE NULL END, "
@@ -84,7 +84,7 @@ public final class TokenStore {
                 + "WHERE id = :id AND state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id AND j.state = 'running')");
-        staleUsed = Sql.of(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
+        staleUsed = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
                 + "AND j.state IN ('running', 'available')) AND id > :after ORDER BY id LIMIT :limit");
     }

@@ -3,7 +3,6 @@ package dev.converge.proof.bench;
 import dev.converge.Converge;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -78,7 +77,7 @@ public final class QueueBench {
             truncate(db);
 
             double[] pickup = o.runs("pickup") ? pickup(store, producer, false) : null;
-            double[] pickupTx = o.runs("pickup") && Dialect.of(store).supportsListen() ? pickup(store, producer, true) : null;
+            double[] pickupTx = o.runs("pickup") && store.database().equals("postgresql") ? pickup(store, producer, true) : null;
             return new QueueBenchResult(o.store(), o.jobs(), o.workers(), singleJobs, bulk, single, process,
                     pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 50),
                     pickup == null ? Double.NaN : PickupLatency.percentile(pickup, 99),
@@ -97,7 +96,7 @@ public final class QueueBench {
                 .queue("bench-pickup", 1).build()) {
             engine.start();
             // PostgreSQL: another engine enqueues, so only LISTEN/NOTIFY can wake the worker quickly
-            Converge enqueuer = Dialect.of(store).supportsListen() ? producer : engine;
+            Converge enqueuer = store.database().equals("postgresql") ? producer : engine;
             if (!inCallerTx) {
                 return PickupLatency.measure(i -> enqueuer.enqueue(Job.of(PickupProbe.TYPE, new PickupProbe(i))),
                         o.samples());

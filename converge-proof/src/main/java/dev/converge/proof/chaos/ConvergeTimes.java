@@ -1,7 +1,7 @@
 package dev.converge.proof.chaos;
 
 import dev.converge.store.Store;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;

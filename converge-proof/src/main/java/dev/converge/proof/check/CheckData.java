@@ -6,7 +6,7 @@ import dev.converge.ledger.RepetitionSafety;
 import dev.converge.provisioning.site.Site;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -17,9 +17,8 @@ import dev.converge.provisioning.site.StepHandlers;
 import dev.converge.handler.JobContext;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.util.UUID;
 
 /**
@@ -61,9 +60,9 @@ public final class NaiveSiteSteps {
         this.resources = resources;
         this.mailer = mailer;
         this.receipts = receipts;
-        this.record = Sql.of(Dialect.of(store), "UPDATE cv_ledger SET state = 'confirmed', leaf_id = :leaf_id, "
+        this.record = Sql.of(store, "UPDATE cv_ledger SET state = 'confirmed', leaf_id = :leaf_id, "
                 + "updated_at = {now}, confirmed_at = {now} WHERE kind = :kind AND natural_key = :key");
-        this.recordNew = Sql.of(Dialect.of(store), "INSERT INTO cv_ledger (kind, natural_key, subject, state, safety, leaf_id, "
+        this.recordNew = Sql.of(store, "INSERT INTO cv_ledger (kind, natural_key, subject, state, safety, leaf_id, "
                 + "created_at, updated_at, confirmed_at) VALUES (:kind, :key, :subject, 'confirmed', 'unsafe', :leaf_id, "
                 + "{now}, {now}, {now})");
     }

@@ -1,9 +1,8 @@
 package dev.converge.provisioning.access;
 
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -76,22 +75,21 @@ public final class Credentials {
 
     public Credentials(Store store) {
         this.store = Objects.requireNonNull(store, "store");
-        var d = Dialect.of(store);
-        insert = Sql.of(d, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
+        insert = Sql.of(store, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
                 + "VALUES (:tenant_id, :scope, :hash, :label, {now}, NULL)");
-        insertExpiring = Sql.of(d, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
+        insertExpiring = Sql.of(store, "INSERT INTO pv_token (tenant_id, scope, token_hash, label, created_at, expires_at) "
                 + "VALUES (:tenant_id, :scope, :hash, :label, {now}, {now+:ttl_ms})");
         String columns = "SELECT id, tenant_id, scope, label, created_at, expires_at, revoked_at, public_id FROM pv_token ";
-        byPublicId = Sql.of(d, "SELECT id FROM pv_token WHERE public_id = :public_id");
-        byId = Sql.of(d, columns + "WHERE id = :id");
-        byHash = Sql.of(d, "SELECT k.id, k.tenant_id, k.scope, k.expires_at, t.name, t.created_at FROM pv_token k "
+        byPublicId = Sql.of(store, "SELECT id FROM pv_token WHERE public_id = :public_id");
+        byId = Sql.of(store, columns + "WHERE id = :id");
+        byHash = Sql.of(store, "SELECT k.id, k.tenant_id, k.scope, k.expires_at, t.name, t.created_at FROM pv_token k "
                 + "LEFT JOIN pv_tenant t ON t.id = k.tenant_id WHERE k.token_hash = :hash AND k.revoked_at IS NULL "
                 + "AND (k.expires_at IS NULL OR k.expires_at > {now})");
-        revokeTenant = Sql.of(d, "UPDATE pv_token SET revoked_at = {now} WHERE id = :id AND tenant_id = :tenant_id "
+        revokeTenant = Sql.of(store, "UPDATE pv_token SET revoked_at = {now} WHERE id = :id AND tenant_id = :tenant_id "
                 + "AND revoked_at IS NULL");
-        revokeOperator = Sql.of(d, "UPDATE pv_token SET revoked_at = {now} WHERE id = :id AND tenant_id IS NULL "
+        revokeOperator = Sql.of(store, "UPDATE pv_token SET revoked_at = {now} WHERE id = :id AND tenant_id IS NULL "
                 + "AND revoked_at IS NULL");
-        list = Sql.of(d, columns + "WHERE (tenant_id = :tenant_id OR (:operator = 1 AND tenant_id IS NULL)) ORDER BY id");
+        list = Sql.of(store, columns + "WHERE (tenant_id = :tenant_id OR (:operator = 1 AND tenant_id IS NULL)) ORDER BY id");
     }
 
     /** Issues a tenant's token of {@code scope} (agent, service or approver); {@code ttl} null: no expiry. */

@@ -5,7 +5,7 @@ import dev.converge.provisioning.service.ProvisioningService;
 import dev.converge.provisioning.site.SiteFailure;
 import dev.converge.provisioning.site.SiteState;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Sql;
 import io.javalin.http.Context;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,9 +2,8 @@ package dev.converge.provisioning.approval;
 
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.security.SecureRandom;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,16 +37,15 @@ public final class Approvals {
             throw new IllegalArgumentException("approval ttl must be positive and at most a day");
         }
         this.ttl = ttl;
-        var d = Dialect.of(store);
-        insert = Sql.of(d, "INSERT INTO pv_approval (tenant_id, site_id, action, token_hash, created_at, expires_at) "
+        insert = Sql.of(store, "INSERT INTO pv_approval (tenant_id, site_id, action, token_hash, created_at, expires_at) "
                 + "VALUES (:tenant_id, :site_id, :action, :hash, {now}, {now+:ttl_ms})");
-        byId = Sql.of(d, "SELECT expires_at FROM pv_approval WHERE id = :id");
-        consume = Sql.of(d, "UPDATE pv_approval SET used_at = {now} WHERE token_hash = :hash AND tenant_id = :tenant_id "
+        byId = Sql.of(store, "SELECT expires_at FROM pv_approval WHERE id = :id");
+        consume = Sql.of(store, "UPDATE pv_approval SET used_at = {now} WHERE token_hash = :hash AND tenant_id = :tenant_id "
                 + "AND site_id = :site_id AND action = :action AND used_at IS NULL AND expires_at > {now}");
-        byHash = Sql.of(d, "SELECT id, tenant_id, site_id, action, used_at, "
+        byHash = Sql.of(store, "SELECT id, tenant_id, site_id, action, used_at, "
                 + "CASE WHEN expires_at > {now} THEN 0 ELSE 1 END AS expired FROM pv_approval WHERE token_hash = :hash");
-        giveBack = Sql.of(d, "UPDATE pv_approval SET used_at = NULL WHERE id = :id AND used_at IS NOT NULL");
-        purge = Sql.of(d, "DELETE FROM pv_approval WHERE expires_at < {now}");
+        giveBack = Sql.of(store, "UPDATE pv_approval SET used_at = NULL WHERE id = :id AND used_at IS NOT NULL");
+        purge = Sql.of(store, "DELETE FROM pv_approval WHERE expires_at < {now}");
     }
 
     public Approvals(Store store) {

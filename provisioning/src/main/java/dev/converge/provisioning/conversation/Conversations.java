@@ -7,9 +7,8 @@ import dev.converge.provisioning.conversation.TurnJobs.TurnRef;
 import dev.converge.provisioning.validation.InvalidField;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -105,40 +104,39 @@ public final class Conversations {
         this.engine = engine;
         this.jobs = jobs;
         this.turnDeadline = turnDeadline;
-        var d = Dialect.of(store);
-        insertConversation = Sql.of(d, "INSERT INTO pv_conversation (tenant_id, turns, running_turn, created_at, "
+        insertConversation = Sql.of(store, "INSERT INTO pv_conversation (tenant_id, turns, running_turn, created_at, "
                 + "updated_at) VALUES (:tenant_id, 0, NULL, {now}, {now})");
         // admits a turn only when none runs: the conversation's one-at-a-time rule, in one statement
-        admit = Sql.of(d, "UPDATE pv_conversation SET turns = turns + 1, running_turn = -1, updated_at = {now} "
+        admit = Sql.of(store, "UPDATE pv_conversation SET turns = turns + 1, running_turn = -1, updated_at = {now} "
                 + "WHERE id = :id AND tenant_id = :tenant_id AND running_turn IS NULL");
-        insertTurn = Sql.of(d, "INSERT INTO pv_turn (conversation_id, seq, state, steps, created_at) "
+        insertTurn = Sql.of(store, "INSERT INTO pv_turn (conversation_id, seq, state, steps, created_at) "
                 + "SELECT id, turns, 'running', 0, {now} FROM pv_conversation WHERE id = :id");
-        setFlow = Sql.of(d, "UPDATE pv_turn SET flow_id = :flow_id WHERE id = :id");
-        insertEntry = Sql.of(d, "INSERT INTO pv_transcript (conversation_id, turn_id, kind, content, tool_calls, "
+        setFlow = Sql.of(store, "UPDATE pv_turn SET flow_id = :flow_id WHERE id = :id");
+        insertEntry = Sql.of(store, "INSERT INTO pv_transcript (conversation_id, turn_id, kind, content, tool_calls, "
                 + "created_at) VALUES (:conversation_id, :turn_id, :kind, :content, :tool_calls, {now})");
-        getConversation = Sql.of(d, "SELECT id, tenant_id, turns, running_turn, created_at, updated_at, public_id "
+        getConversation = Sql.of(store, "SELECT id, tenant_id, turns, running_turn, created_at, updated_at, public_id "
                 + "FROM pv_conversation WHERE id = :id AND tenant_id = :tenant_id");
-        byPublicId = Sql.of(d, "SELECT id FROM pv_conversation WHERE public_id = :public_id AND tenant_id = :tenant_id");
-        getTurn = Sql.of(d, "SELECT t.id, t.conversation_id, c.tenant_id, t.seq, t.state, t.steps, t.error, "
+        byPublicId = Sql.of(store, "SELECT id FROM pv_conversation WHERE public_id = :public_id AND tenant_id = :tenant_id");
+        getTurn = Sql.of(store, "SELECT t.id, t.conversation_id, c.tenant_id, t.seq, t.state, t.steps, t.error, "
                 + "t.created_at, t.ended_at FROM pv_turn t JOIN pv_conversation c ON c.id = t.conversation_id "
                 + "WHERE t.id = :id");
-        turns = Sql.of(d, "SELECT t.id, t.conversation_id, c.tenant_id, t.seq, t.state, t.steps, t.error, "
+        turns = Sql.of(store, "SELECT t.id, t.conversation_id, c.tenant_id, t.seq, t.state, t.steps, t.error, "
                 + "t.created_at, t.ended_at FROM pv_turn t JOIN pv_conversation c ON c.id = t.conversation_id "
                 + "WHERE t.conversation_id = :id ORDER BY t.seq");
-        entries = Sql.of(d, "SELECT id, turn_id, kind, content, tool_calls, call_id, tool_name, arguments, state, "
+        entries = Sql.of(store, "SELECT id, turn_id, kind, content, tool_calls, call_id, tool_name, arguments, state, "
                 + "is_error, result, created_at, ended_at FROM pv_transcript WHERE conversation_id = :id ORDER BY id");
         // a tool call is recorded before it runs, once per turn and only while the turn runs
-        startTool = Sql.of(d, "INSERT INTO pv_transcript (conversation_id, turn_id, kind, call_id, tool_name, "
+        startTool = Sql.of(store, "INSERT INTO pv_transcript (conversation_id, turn_id, kind, call_id, tool_name, "
                 + "arguments, state, created_at) SELECT t.conversation_id, t.id, 'tool', :call_id, :tool_name, "
                 + ":arguments, 'started', {now} FROM pv_turn t WHERE t.id = :turn_id AND t.state = 'running' "
                 + "AND NOT EXISTS (SELECT 1 FROM pv_transcript x WHERE x.turn_id = :turn_id AND x.call_id = :call_id)");
-        finishTool = Sql.of(d, "UPDATE pv_transcript SET state = 'done', is_error = :is_error, content = :content, "
+        finishTool = Sql.of(store, "UPDATE pv_transcript SET state = 'done', is_error = :is_error, content = :content, "
                 + "result = :result, ended_at = {now} WHERE turn_id = :turn_id AND call_id = :call_id AND state = 'started'");
-        step = Sql.of(d, "UPDATE pv_turn SET steps = steps + 1 WHERE id = :id AND state = 'running'");
-        endTurn = Sql.of(d, "UPDATE pv_turn SET state = :state, error = :error, ended_at = {now} "
+        step = Sql.of(store, "UPDATE pv_turn SET steps = steps + 1 WHERE id = :id AND state = 'running'");
+        endTurn = Sql.of(store, "UPDATE pv_turn SET state = :state, error = :error, ended_at = {now} "
                 + "WHERE id = :id AND state = 'running'");
-        markRunning = Sql.of(d, "UPDATE pv_conversation SET running_turn = :turn_id WHERE id = :id");
-        release = Sql.of(d, "UPDATE pv_conversation SET running_turn = NULL, updated_at = {now} "
+        markRunning = Sql.of(store, "UPDATE pv_conversation SET running_turn = :turn_id WHERE id = :id");
+        release = Sql.of(store, "UPDATE pv_conversation SET running_turn = NULL, updated_at = {now} "
                 + "WHERE id = :id AND running_turn = :turn_id");
     }
 

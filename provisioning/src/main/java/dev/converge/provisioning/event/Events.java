@@ -1,8 +1,7 @@
 package dev.converge.provisioning.event;
 
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -29,11 +28,11 @@ public final class Events {
 
     public Events(Store store) {
         this.store = store;
-        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_event (tenant_id, site_id, kind, detail, created_at) "
+        insert = Sql.of(store, "INSERT INTO pv_event (tenant_id, site_id, kind, detail, created_at) "
                 + "VALUES (:tenant_id, :site_id, :kind, :detail, {now})");
-        forSite = Sql.of(Dialect.of(store), "SELECT id, tenant_id, site_id, kind, detail, created_at FROM pv_event "
+        forSite = Sql.of(store, "SELECT id, tenant_id, site_id, kind, detail, created_at FROM pv_event "
                 + "WHERE site_id = :site_id ORDER BY id");
-        countByKind = Sql.of(Dialect.of(store), "SELECT COUNT(*) FROM pv_event WHERE kind = :kind");
+        countByKind = Sql.of(store, "SELECT COUNT(*) FROM pv_event WHERE kind = :kind");
     }
 
     /** Records an event in the caller's transaction. */

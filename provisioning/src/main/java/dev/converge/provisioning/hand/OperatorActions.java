@@ -15,9 +15,8 @@ import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.validation.PublicId;
 import dev.converge.queue.JobRow;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import dev.converge.token.Token;
 import java.time.Instant;
 import java.util.List;
@@ -60,18 +59,18 @@ public final class OperatorActions {
         this.store = store;
         this.engine = engine;
         this.sites = sites;
-        this.siteStore = new SiteStore(Dialect.of(store));
+        this.siteStore = new SiteStore(store);
         this.events = events;
-        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_operator_action (tenant_id, site_id, actor, action, target, reason, "
+        insert = Sql.of(store, "INSERT INTO pv_operator_action (tenant_id, site_id, actor, action, target, reason, "
                 + "applied, outcome, created_at) VALUES (:tenant_id, :site_id, :actor, :action, :target, :reason, :applied, "
                 + ":outcome, {now})");
         String cols = "SELECT id, tenant_id, site_id, actor, action, target, reason, applied, outcome, created_at, "
                 + "(SELECT s.public_id FROM pv_site s WHERE s.id = pv_operator_action.site_id) AS site_public_id "
                 + "FROM pv_operator_action ";
-        forSite = Sql.of(Dialect.of(store), cols + "WHERE site_id = :site_id ORDER BY id");
-        forPublicSite = Sql.of(Dialect.of(store), cols + "WHERE site_id = (SELECT s.id FROM pv_site s "
+        forSite = Sql.of(store, cols + "WHERE site_id = :site_id ORDER BY id");
+        forPublicSite = Sql.of(store, cols + "WHERE site_id = (SELECT s.id FROM pv_site s "
                 + "WHERE s.public_id = :public_id) ORDER BY id");
-        recent = Sql.of(Dialect.of(store), cols + "ORDER BY id DESC LIMIT :limit");
+        recent = Sql.of(store, cols + "ORDER BY id DESC LIMIT :limit");
     }
 
     /** Retries a job that failed for good and stands alone (a step of a flow: retry the flow). */

@@ -3,9 +3,8 @@ package dev.converge.provisioning.idempotency;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import dev.converge.store.Store;
 import dev.converge.store.StoreException;
 import java.sql.ResultSet;
@@ -44,23 +43,22 @@ public final class IdempotencyStore {
 
     public IdempotencyStore(Store store) {
         this.store = store;
-        var d = Dialect.of(store);
-        insert = Sql.of(d, "INSERT INTO pv_idempotency (tenant_id, idem_key, request_hash, state, created_at, expires_at) "
+        insert = Sql.of(store, "INSERT INTO pv_idempotency (tenant_id, idem_key, request_hash, state, created_at, expires_at) "
                 + "VALUES (:tenant_id, :idem_key, :hash, 'in_flight', {now}, {now+:ttl_ms})");
-        find = Sql.of(d, "SELECT request_hash, state, response_status, response_body, response_headers, "
+        find = Sql.of(store, "SELECT request_hash, state, response_status, response_body, response_headers, "
                 + "CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END AS expired "
                 + "FROM pv_idempotency WHERE tenant_id = :tenant_id AND idem_key = :idem_key");
-        dropExpired = Sql.of(d, "DELETE FROM pv_idempotency WHERE tenant_id = :tenant_id AND idem_key = :idem_key "
+        dropExpired = Sql.of(store, "DELETE FROM pv_idempotency WHERE tenant_id = :tenant_id AND idem_key = :idem_key "
                 + "AND expires_at <= {now}");
-        takeOver = Sql.of(d, "UPDATE pv_idempotency SET created_at = {now}, expires_at = {now+:ttl_ms} "
+        takeOver = Sql.of(store, "UPDATE pv_idempotency SET created_at = {now}, expires_at = {now+:ttl_ms} "
                 + "WHERE tenant_id = :tenant_id AND idem_key = :idem_key AND request_hash = :hash AND state = 'in_flight' "
                 + "AND created_at < {now+:stale_ms}");
-        complete = Sql.of(d, "UPDATE pv_idempotency SET state = 'completed', response_status = :status, "
+        complete = Sql.of(store, "UPDATE pv_idempotency SET state = 'completed', response_status = :status, "
                 + "response_body = :body, response_headers = :headers "
                 + "WHERE tenant_id = :tenant_id AND idem_key = :idem_key AND state = 'in_flight'");
-        release = Sql.of(d, "DELETE FROM pv_idempotency WHERE tenant_id = :tenant_id AND idem_key = :idem_key "
+        release = Sql.of(store, "DELETE FROM pv_idempotency WHERE tenant_id = :tenant_id AND idem_key = :idem_key "
                 + "AND state = 'in_flight'");
-        purge = Sql.of(d, "DELETE FROM pv_idempotency WHERE expires_at <= {now}");
+        purge = Sql.of(store, "DELETE FROM pv_idempotency WHERE expires_at <= {now}");
     }
 
     private record Row(String hash, String state, Integer status, String body, String headers, boolean expired) {

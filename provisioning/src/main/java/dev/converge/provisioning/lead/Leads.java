@@ -3,9 +3,8 @@ package dev.converge.provisioning.lead;
 import dev.converge.provisioning.validation.InvalidField;
 import dev.converge.provisioning.validation.PublicId;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,12 +24,12 @@ public final class Leads {
 
     public Leads(Store store) {
         this.store = store;
-        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) "
+        insert = Sql.of(store, "INSERT INTO pv_lead (tenant_id, name, email, status, created_at, updated_at) "
                 + "VALUES (:tenant_id, :name, :email, 'lead', {now}, {now})");
-        get = Sql.of(Dialect.of(store), "SELECT id, tenant_id, name, email, status, created_at, updated_at, public_id FROM pv_lead "
+        get = Sql.of(store, "SELECT id, tenant_id, name, email, status, created_at, updated_at, public_id FROM pv_lead "
                 + "WHERE id = :id AND tenant_id = :tenant_id");
-        byPublicId = Sql.of(Dialect.of(store), "SELECT id FROM pv_lead WHERE public_id = :public_id AND tenant_id = :tenant_id");
-        setStatus = Sql.of(Dialect.of(store), "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
+        byPublicId = Sql.of(store, "SELECT id FROM pv_lead WHERE public_id = :public_id AND tenant_id = :tenant_id");
+        setStatus = Sql.of(store, "UPDATE pv_lead SET status = :status, updated_at = {now} WHERE id = :id");
     }
 
     /** Validates and stores a new lead. */

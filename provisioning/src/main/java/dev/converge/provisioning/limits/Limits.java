@@ -1,8 +1,7 @@
 package dev.converge.provisioning.limits;
 
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import dev.converge.store.Store;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
@@ -67,22 +66,21 @@ public final class Limits {
     public Limits(Store store, TenantLimits defaults) {
         this.store = store;
         this.defaults = defaults;
-        var d = Dialect.of(store);
-        read = Sql.of(d, "SELECT max_sites, max_leads, max_open_approvals, writes_per_minute FROM pv_tenant WHERE id = :id");
-        update = Sql.of(d, "UPDATE pv_tenant SET max_sites = COALESCE(:max_sites, max_sites), max_leads = "
+        read = Sql.of(store, "SELECT max_sites, max_leads, max_open_approvals, writes_per_minute FROM pv_tenant WHERE id = :id");
+        update = Sql.of(store, "UPDATE pv_tenant SET max_sites = COALESCE(:max_sites, max_sites), max_leads = "
                 + "COALESCE(:max_leads, max_leads), max_open_approvals = COALESCE(:max_open_approvals, max_open_approvals), "
                 + "writes_per_minute = COALESCE(:writes_per_minute, writes_per_minute) WHERE id = :id");
         // micro-tokens; refill = elapsed ms * perMinute * 1e6 / 60000 = elapsed * perMinute * 50 / 3,
         // elapsed bounded to an hour (and never negative: nodes' clocks may differ a little)
         String refilled = "LEAST(CAST(:cap_u AS BIGINT), tokens_u + LEAST(GREATEST(" + NOW_MS + " - refilled_ms, 0), 3600000) * CAST(:per_min AS BIGINT) * 50 / 3)";
-        take = Sql.of(d, "UPDATE pv_write_bucket SET tokens_u = " + refilled + " - 1000000, "
+        take = Sql.of(store, "UPDATE pv_write_bucket SET tokens_u = " + refilled + " - 1000000, "
                 + "refilled_ms = GREATEST(refilled_ms, " + NOW_MS + ") WHERE tenant_id = :id AND " + refilled + " >= 1000000");
-        seed = Sql.of(d, "INSERT INTO pv_write_bucket (tenant_id, tokens_u, refilled_ms) VALUES (:id, CAST(:cap_u AS BIGINT) - 1000000, " + NOW_MS + ")");
-        level = Sql.of(d, "SELECT " + refilled + " FROM pv_write_bucket WHERE tenant_id = :id");
+        seed = Sql.of(store, "INSERT INTO pv_write_bucket (tenant_id, tokens_u, refilled_ms) VALUES (:id, CAST(:cap_u AS BIGINT) - 1000000, " + NOW_MS + ")");
+        level = Sql.of(store, "SELECT " + refilled + " FROM pv_write_bucket WHERE tenant_id = :id");
         counts = Map.of(
-                Quota.SITES, Sql.of(d, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = :id AND state <> 'deleted'"),
-                Quota.LEADS, Sql.of(d, "SELECT COUNT(*) FROM pv_lead WHERE tenant_id = :id"),
-                Quota.OPEN_APPROVALS, Sql.of(d, "SELECT COUNT(*) FROM pv_approval WHERE tenant_id = :id "
+                Quota.SITES, Sql.of(store, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = :id AND state <> 'deleted'"),
+                Quota.LEADS, Sql.of(store, "SELECT COUNT(*) FROM pv_lead WHERE tenant_id = :id"),
+                Quota.OPEN_APPROVALS, Sql.of(store, "SELECT COUNT(*) FROM pv_approval WHERE tenant_id = :id "
                         + "AND used_at IS NULL AND expires_at > {now}"));
     }
 

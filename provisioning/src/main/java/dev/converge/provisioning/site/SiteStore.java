@@ -1,8 +1,8 @@
 package dev.converge.provisioning.site;
 
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
+import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +23,7 @@ public final class SiteStore {
     /** The states in which a site's trial still runs: a failed or deleted site has nothing left to expire. */
     private static final String TRIAL_RUNS = "subscription = 'trial' AND state IN ('provisioning', 'active')";
 
-    private final Dialect dialect;
+    private final Store store;
     private final Sql insert;
     private final Sql insertWithTrial;
     private final Sql claimSubdomain;
@@ -51,64 +51,72 @@ public final class SiteStore {
     private final Sql retry;
     private final Sql retryRestartingTrial;
 
-    public SiteStore(Dialect d) {
-        this.dialect = d;
-        insert = Sql.of(d, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, created_at, "
+    /**
+     * On PostgreSQL a conflicting insert would abort the caller's whole transaction, so the claim
+     * skips the row instead; H2 fails only the statement, with 23505, which the claim reads as taken.
+     */
+    private static String onConflictDoNothing(Store store) {
+        return store.database().equals("postgresql") ? " ON CONFLICT DO NOTHING" : "";
+    }
+
+    public SiteStore(Store store) {
+        this.store = store;
+        insert = Sql.of(store, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, created_at, "
                 + "updated_at) VALUES (:tenant_id, :lead_id, :subdomain, :template, :plan, 'provisioning', '{}', {now}, {now})");
-        insertWithTrial = Sql.of(d, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, "
+        insertWithTrial = Sql.of(store, "INSERT INTO pv_site (tenant_id, lead_id, subdomain, template, plan, state, receipt, "
                 + "created_at, updated_at, trial_ends_at) VALUES (:tenant_id, :lead_id, :subdomain, :template, :plan, "
                 + "'provisioning', '{}', {now}, {now}, {now+:trial_ms})");
-        claimSubdomain = Sql.of(d, "INSERT INTO pv_subdomain (subdomain, site_id, tenant_id, created_at) "
-                + "VALUES (:subdomain, :site_id, :tenant_id, {now})" + d.onConflictDoNothing());
+        claimSubdomain = Sql.of(store, "INSERT INTO pv_subdomain (subdomain, site_id, tenant_id, created_at) "
+                + "VALUES (:subdomain, :site_id, :tenant_id, {now})" + onConflictDoNothing(store));
         // a released subdomain: its tenant's during the hold, anyone's after; the row lock makes one claim win
         String mayRetake = "released_at IS NOT NULL AND (tenant_id = :tenant_id OR released_at <= {now+:held_since_ms})";
-        retakeSubdomain = Sql.of(d, "UPDATE pv_subdomain SET site_id = :site_id, tenant_id = :tenant_id, created_at = {now}, "
+        retakeSubdomain = Sql.of(store, "UPDATE pv_subdomain SET site_id = :site_id, tenant_id = :tenant_id, created_at = {now}, "
                 + "released_at = NULL WHERE subdomain = :subdomain AND " + mayRetake);
-        subdomainHolder = Sql.of(d, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain AND NOT ("
+        subdomainHolder = Sql.of(store, "SELECT site_id FROM pv_subdomain WHERE subdomain = :subdomain AND NOT ("
                 + mayRetake + ")");
-        freeSubdomain = Sql.of(d, "UPDATE pv_subdomain SET released_at = {now} WHERE subdomain = :subdomain "
+        freeSubdomain = Sql.of(store, "UPDATE pv_subdomain SET released_at = {now} WHERE subdomain = :subdomain "
                 + "AND site_id = :site_id AND released_at IS NULL");
-        get = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
-        byPublicId = Sql.of(d, "SELECT id FROM pv_site WHERE public_id = :public_id AND tenant_id = :tenant_id");
+        get = Sql.of(store, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id AND tenant_id = :tenant_id");
+        byPublicId = Sql.of(store, "SELECT id FROM pv_site WHERE public_id = :public_id AND tenant_id = :tenant_id");
         // the oldest provisioning sites, in flight (with a flow) or queued (without): at most :n of them
-        provisioningHead = Sql.of(d, "SELECT provision_flow_id FROM pv_site WHERE state = 'provisioning' AND id <> :self "
+        provisioningHead = Sql.of(store, "SELECT provision_flow_id FROM pv_site WHERE state = 'provisioning' AND id <> :self "
                 + "ORDER BY id LIMIT :n");
         // queued sites, fairest first: a tenant with fewer provisionings in flight, then its older requests
-        nextQueued = Sql.of(d, "SELECT q.id FROM (SELECT id, tenant_id, ROW_NUMBER() OVER (PARTITION BY tenant_id "
+        nextQueued = Sql.of(store, "SELECT q.id FROM (SELECT id, tenant_id, ROW_NUMBER() OVER (PARTITION BY tenant_id "
                 + "ORDER BY id) AS rn FROM pv_site WHERE state = 'provisioning' AND provision_flow_id IS NULL) q "
                 + "LEFT JOIN (SELECT tenant_id, COUNT(*) AS n FROM pv_site WHERE state = 'provisioning' "
                 + "AND provision_flow_id IS NOT NULL GROUP BY tenant_id) f ON f.tenant_id = q.tenant_id "
                 + "ORDER BY COALESCE(f.n, 0) + q.rn, q.id LIMIT :limit");
-        admit = Sql.of(d, "UPDATE pv_site SET provision_flow_id = :flow_id WHERE id = :id AND state = 'provisioning' "
+        admit = Sql.of(store, "UPDATE pv_site SET provision_flow_id = :flow_id WHERE id = :id AND state = 'provisioning' "
                 + "AND provision_flow_id IS NULL");
-        getAnyTenant = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
-        list = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
+        getAnyTenant = Sql.of(store, "SELECT " + COLUMNS + " FROM pv_site WHERE id = :id");
+        list = Sql.of(store, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND id > :after "
                 + "ORDER BY id LIMIT :limit");
-        listByState = Sql.of(d, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND state = :state "
+        listByState = Sql.of(store, "SELECT " + COLUMNS + " FROM pv_site WHERE tenant_id = :tenant_id AND state = :state "
                 + "AND id > :after ORDER BY id LIMIT :limit");
-        setFlow = Sql.of(d, "UPDATE pv_site SET provision_flow_id = :flow_id, receipt = :receipt WHERE id = :id");
-        setTeardownFlow = Sql.of(d, "UPDATE pv_site SET teardown_flow_id = :flow_id WHERE id = :id");
-        move = Sql.of(d, "UPDATE pv_site SET state = :to, failure = COALESCE(:failure, failure), updated_at = {now} "
+        setFlow = Sql.of(store, "UPDATE pv_site SET provision_flow_id = :flow_id, receipt = :receipt WHERE id = :id");
+        setTeardownFlow = Sql.of(store, "UPDATE pv_site SET teardown_flow_id = :flow_id WHERE id = :id");
+        move = Sql.of(store, "UPDATE pv_site SET state = :to, failure = COALESCE(:failure, failure), updated_at = {now} "
                 + "WHERE id = :id AND state = :from");
-        confirm = Sql.of(d, "UPDATE pv_site SET state = 'active', confirmation = :confirmation, updated_at = {now} "
+        confirm = Sql.of(store, "UPDATE pv_site SET state = 'active', confirmation = :confirmation, updated_at = {now} "
                 + "WHERE id = :id AND state = 'provisioning'");
-        activeOfLead = Sql.of(d, "SELECT COUNT(*) FROM pv_site WHERE lead_id = :lead_id AND state = 'active'");
+        activeOfLead = Sql.of(store, "SELECT COUNT(*) FROM pv_site WHERE lead_id = :lead_id AND state = 'active'");
         // a late subscription (deadline passed, expiry not yet run) is still taken: the expiry is what ends a trial
-        subscribe = Sql.of(d, "UPDATE pv_site SET subscription = 'subscribed', subscribed_at = {now}, updated_at = {now} "
+        subscribe = Sql.of(store, "UPDATE pv_site SET subscription = 'subscribed', subscribed_at = {now}, updated_at = {now} "
                 + "WHERE id = :id AND tenant_id = :tenant_id AND " + TRIAL_RUNS);
-        expire = Sql.of(d, "UPDATE pv_site SET subscription = 'expired', state = 'deleting', updated_at = {now} "
+        expire = Sql.of(store, "UPDATE pv_site SET subscription = 'expired', state = 'deleting', updated_at = {now} "
                 + "WHERE id = :id AND " + TRIAL_RUNS + " AND trial_ends_at <= {now}");
-        dueForExpiry = Sql.of(d, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at <= {now} "
+        dueForExpiry = Sql.of(store, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at <= {now} "
                 + "ORDER BY trial_ends_at, id LIMIT :limit");
-        dueForReminder = Sql.of(d, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at > {now} "
+        dueForReminder = Sql.of(store, "SELECT id FROM pv_site WHERE " + TRIAL_RUNS + " AND trial_ends_at > {now} "
                 + "AND trial_ends_at <= {now+:remind_ms} AND reminder_at IS NULL ORDER BY trial_ends_at, id LIMIT :limit");
         // a retried site starts provisioning again; a trial it is still in starts again from now (it had no site)
         String retrying = "UPDATE pv_site SET state = 'provisioning', failure = NULL, updated_at = {now}";
-        retry = Sql.of(d, retrying + " WHERE id = :id AND state = 'failed'");
-        retryRestartingTrial = Sql.of(d, retrying + ", trial_ends_at = CASE WHEN subscription = 'trial' "
+        retry = Sql.of(store, retrying + " WHERE id = :id AND state = 'failed'");
+        retryRestartingTrial = Sql.of(store, retrying + ", trial_ends_at = CASE WHEN subscription = 'trial' "
                 + "AND trial_ends_at IS NOT NULL THEN {now+:trial_ms} ELSE trial_ends_at END, reminder_at = NULL "
                 + "WHERE id = :id AND state = 'failed'");
-        markReminded = Sql.of(d, "UPDATE pv_site SET reminder_at = {now} WHERE id = :id AND reminder_at IS NULL AND "
+        markReminded = Sql.of(store, "UPDATE pv_site SET reminder_at = {now} WHERE id = :id AND reminder_at IS NULL AND "
                 + TRIAL_RUNS);
     }
 
@@ -144,7 +152,7 @@ public final class SiteStore {
             return claimSubdomain.update(c, Params.of().now(now).text("subdomain", subdomain).bigint("site_id", siteId)
                     .bigint("tenant_id", tenantId)) == 1;
         } catch (SQLException e) {
-            if ("23505".equals(e.getSQLState()) && !dialect.conflictAbortsTransaction()) {
+            if ("23505".equals(e.getSQLState()) && !store.database().equals("postgresql")) {
                 return false;
             }
             throw e;

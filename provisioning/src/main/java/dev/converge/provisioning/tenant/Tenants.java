@@ -4,9 +4,8 @@ import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
 import dev.converge.provisioning.access.Tenant;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import dev.converge.store.internal.Params;
-import dev.converge.store.internal.Sql;
+import dev.converge.store.Params;
+import dev.converge.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.Optional;
@@ -33,8 +32,8 @@ public final class Tenants {
     public Tenants(Store store) {
         this.store = store;
         this.credentials = new Credentials(store);
-        insert = Sql.of(Dialect.of(store), "INSERT INTO pv_tenant (name, created_at) VALUES (:name, {now})");
-        byId = Sql.of(Dialect.of(store), "SELECT id, name, created_at FROM pv_tenant WHERE id = :id");
+        insert = Sql.of(store, "INSERT INTO pv_tenant (name, created_at) VALUES (:name, {now})");
+        byId = Sql.of(store, "SELECT id, name, created_at FROM pv_tenant WHERE id = :id");
     }
 
     public Created create(String name) {

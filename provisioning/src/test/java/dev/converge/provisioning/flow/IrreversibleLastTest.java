@@ -17,7 +17,6 @@ import dev.converge.provisioning.site.Sites;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
 import java.time.Duration;
@@ -89,7 +88,7 @@ class IrreversibleLastTest {
                 return;
             }
             Site site = service.store().withConnection(c -> new dev.converge.provisioning.site.SiteStore(
-                    Dialect.of(store)).get(c, t.siteId())).orElseThrow();
+                    store).get(c, t.siteId())).orElseThrow();
             if (t.how() == Interruption.DELETE) {
                 service.sites().delete(site.tenantId(), site.id());
             } else {

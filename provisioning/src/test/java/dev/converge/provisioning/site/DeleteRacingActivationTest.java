@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.ProvisioningFixture;
 import dev.converge.provisioning.tenant.Tenants;
-import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -31,7 +30,7 @@ class DeleteRacingActivationTest {
             Tenants.Created t = p.tenants().create("racing");
             long tenant = t.tenant().id();
             long lead = p.leads().create(tenant, "Ada", "ada@example.com").id();
-            SiteStore sites = new SiteStore(Dialect.of(p.store()));
+            SiteStore sites = new SiteStore(p.store());
             List<Long> ids = new ArrayList<>();
             for (int i = 0; i < SITES; i++) {
                 ids.add(((Sites.Created) p.sites().request(tenant, new SiteRequest(lead, "race-del-" + i, null, null))).site().id());

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.converge.provisioning.Provisioning;
 import dev.converge.time.EngineClock;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import java.sql.ResultSet;
@@ -41,9 +40,9 @@ class PublicIdColumnsTest {
     }
 
     private static void check(Store store) throws Exception {
-        Flyway.configure().dataSource(store.dataSource()).locations("classpath:db/provisioning/" + Dialect.of(store).name())
+        Flyway.configure().dataSource(store.dataSource()).locations("classpath:db/provisioning/" + store.database())
                 .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0").target("9").load().migrate();
-        SiteStore sites = new SiteStore(Dialect.of(store));
+        SiteStore sites = new SiteStore(store);
         // as a node of the previous version writes them: SQL that does not name public_id
         long tenant = store.inTransaction(c -> {
             try (var s = c.createStatement()) {

@@ -6,7 +6,6 @@ import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.lead.Leads;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
@@ -104,7 +103,7 @@ class SubscriptionRaceTest {
         Fixture(Store store) {
             Provisioning.migrate(store);
             this.store = store;
-            this.sites = new SiteStore(Dialect.of(store));
+            this.sites = new SiteStore(store);
             this.tenant = new Tenants(store).create("race").tenant().id();
             this.lead = new Leads(store).create(tenant, "Ada", "ada@example.com").id();
         }

@@ -1,4 +1,4 @@
-package dev.converge.store.internal;
+package dev.converge.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,8 +10,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One SQL statement written with {@code :name} parameters, parsed once for a dialect. Each
- * table's class holds its statements as constants of this type.
+ * One SQL statement written with {@code :name} parameters, parsed once: the small JDBC kit the
+ * engine writes its own statements with, public for an application's tables beside the engine's
+ * (the provisioning service's are written with it). It binds named, typed {@link Params} on a
+ * {@link Connection} the caller holds — the one {@link Store#inTransaction} hands out, so that an
+ * application's rows and the engine's enqueue commit together — and maps rows with a lambda.
+ *
+ * <p>A template made with {@link #of(Store, String)} may use two time tokens, expanded for the
+ * store's database: {@code {now}} (the instant bound as {@code :now} with {@link Params#now}, or
+ * the database's clock when that is null) and {@code {now+:param}} (that plus {@code :param}
+ * milliseconds). A {@code ::} is PostgreSQL's cast, and a colon inside quotes is text.
+ *
+ * <p>Compatibility: this class and {@link Params} are public API and change only as the engine's
+ * other public types do (additions in minor versions; removals after a deprecation, in a major).
  */
 public final class Sql {
     private final String text;
@@ -22,8 +33,13 @@ public final class Sql {
         this.names = names;
     }
 
-    public static Sql of(Dialect dialect, String template) {
-        String sql = dialect.expand(template);
+    /** A statement for {@code store}'s database: its time tokens expanded, its {@code :name} parameters parsed. */
+    public static Sql of(Store store, String template) {
+        return of(store.expand(template));
+    }
+
+    /** A statement with {@code :name} parameters and no time tokens, the same on every database. */
+    public static Sql of(String sql) {
         StringBuilder out = new StringBuilder(sql.length());
         List<String> names = new ArrayList<>();
         boolean quoted = false;
@@ -50,10 +66,12 @@ public final class Sql {
         return new Sql(out.toString(), List.copyOf(names));
     }
 
+    /** The statement as the driver gets it ({@code ?} for each parameter). */
     public String text() {
         return text;
     }
 
+    /** Prepares the statement on {@code c} with {@code params} bound; the caller closes it. */
     public PreparedStatement prepare(Connection c, Params params) throws SQLException {
         PreparedStatement ps = c.prepareStatement(text);
         return bind(ps, params);
@@ -65,11 +83,12 @@ public final class Sql {
         return bind(ps, params);
     }
 
+    /** Binds {@code params} to a statement prepared from {@link #text()}; closes it when a value is missing. */
     public PreparedStatement bind(PreparedStatement ps, Params params) throws SQLException {
         try {
             for (int i = 0; i < names.size(); i++) {
                 Params.Value v = params.get(names.get(i));
-                Params.bind(ps, i + 1, v.value(), v.sqlType());
+                dev.converge.store.internal.Binding.bind(ps, i + 1, v.value(), v.sqlType());
             }
             return ps;
         } catch (SQLException | RuntimeException e) {
@@ -78,12 +97,14 @@ public final class Sql {
         }
     }
 
+    /** Runs an INSERT, UPDATE or DELETE; the number of rows it changed. */
     public int update(Connection c, Params params) throws SQLException {
         try (PreparedStatement ps = prepare(c, params)) {
             return ps.executeUpdate();
         }
     }
 
+    /** Runs a query; each row mapped. */
     public <T> List<T> query(Connection c, Params params, RowMapper<T> mapper) throws SQLException {
         try (PreparedStatement ps = prepare(c, params); ResultSet rs = ps.executeQuery()) {
             List<T> out = new ArrayList<>();
@@ -94,6 +115,7 @@ public final class Sql {
         }
     }
 
+    /** Runs a query; its first row mapped, or null when there is none. */
     public <T> T queryOne(Connection c, Params params, RowMapper<T> mapper) throws SQLException {
         List<T> rows = query(c, params, mapper);
         return rows.isEmpty() ? null : rows.get(0);
@@ -147,6 +169,7 @@ public final class Sql {
         return rs.wasNull() ? null : v;
     }
 
+    /** Maps the current row of a result set. */
     @FunctionalInterface
     public interface RowMapper<T> {
         T map(ResultSet rs) throws SQLException;

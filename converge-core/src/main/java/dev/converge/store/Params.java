@@ -1,17 +1,14 @@
-package dev.converge.store.internal;
+package dev.converge.store;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Named, typed parameters for a {@link Sql} statement. Types are explicit because a null must
- * still tell the driver what it is (PostgreSQL infers nothing from an untyped null).
+ * still tell the driver what it is (PostgreSQL infers nothing from an untyped null). Public, with
+ * {@link Sql}, for an application's own tables.
  */
 public final class Params {
     record Value(Object value, int sqlType) {
@@ -19,10 +16,12 @@ public final class Params {
 
     private final Map<String, Value> values = new HashMap<>();
 
+    /** No parameters yet. */
     public static Params of() {
         return new Params();
     }
 
+    /** A text (VARCHAR) parameter; null allowed. */
     public Params text(String name, String value) {
         values.put(name, new Value(value, Types.VARCHAR));
         return this;
@@ -48,21 +47,25 @@ public final class Params {
         return list.toString();
     }
 
+    /** A BIGINT parameter; null allowed. */
     public Params bigint(String name, Long value) {
         values.put(name, new Value(value, Types.BIGINT));
         return this;
     }
 
+    /** An INTEGER parameter; null allowed. */
     public Params integer(String name, Integer value) {
         values.put(name, new Value(value, Types.INTEGER));
         return this;
     }
 
+    /** A BOOLEAN parameter; null allowed. */
     public Params bool(String name, Boolean value) {
         values.put(name, new Value(value, Types.BOOLEAN));
         return this;
     }
 
+    /** A timestamp-with-time-zone parameter, bound as UTC; null allowed. */
     public Params time(String name, Instant value) {
         values.put(name, new Value(value, Types.TIMESTAMP_WITH_TIMEZONE));
         return this;
@@ -85,27 +88,5 @@ public final class Params {
             throw new IllegalArgumentException("no value bound for :" + name);
         }
         return v;
-    }
-
-    static void bind(PreparedStatement ps, int index, Object value, int sqlType) throws SQLException {
-        if (value == null) {
-            ps.setNull(index, sqlType);
-        } else if (sqlType == Types.ARRAY) {
-            ps.setArray(index, (java.sql.Array) value);
-        } else if (sqlType == Types.TIMESTAMP_WITH_TIMEZONE) {
-            ps.setObject(index, toOffset(value), Types.TIMESTAMP_WITH_TIMEZONE);
-        } else {
-            ps.setObject(index, value, sqlType);
-        }
-    }
-
-    static OffsetDateTime toOffset(Object value) {
-        if (value instanceof Instant i) {
-            return i.atOffset(ZoneOffset.UTC);
-        }
-        if (value instanceof OffsetDateTime o) {
-            return o;
-        }
-        throw new IllegalArgumentException("not a time: " + value.getClass().getName());
     }
 }
