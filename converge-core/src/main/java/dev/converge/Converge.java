@@ -138,30 +138,17 @@ public final class Converge implements AutoCloseable {
         this.recurringTick = b.recurringTick;
         this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
         this.metrics = b.meterRegistry == null ? null
-                : dev.converge.metrics.ConvergeMetrics.bind(this, b.meterRegistry, b.metricsSample,
+                : dev.converge.metrics.internal.MicrometerBinding.bind(runtime, store, this::stats,
+                        Optional.ofNullable(retention), this::jobsWithoutHandler, b.meterRegistry, b.metricsSample,
                         b.resources.all());
         if (b.openTelemetry != null) {
-            dev.converge.tracing.internal.JobTracing.bind(this, b.openTelemetry);
+            dev.converge.tracing.internal.JobTracing.bind(runtime, store, b.openTelemetry);
         }
     }
 
-    static {
-        Wiring.engineAccess(new Wiring.EngineAccess() {
-            @Override
-            public EngineRuntime runtime(Converge engine) {
-                return engine.runtime;
-            }
-
-            @Override
-            public NewJob encode(Converge engine, Job<?> job) {
-                return engine.encode(job);
-            }
-
-            @Override
-            public void finishHook(Builder builder, FinishHook hook) {
-                builder.finishHook(hook);
-            }
-        });
+    /** The runtime behind this engine, for the engine's own tests (package-private: not API). */
+    EngineRuntime runtime() {
+        return runtime;
     }
 
     public static Builder builder(Store store) {
@@ -277,7 +264,7 @@ public final class Converge implements AutoCloseable {
         long[] ids = store.inTransaction(c -> {
             long[] out = runtime.jobs().insertMany(c, rows, store.clock().sqlNow());
             for (String q : queues) {
-                Dialect.of(store).notify(c, JobStore.CHANNEL, q);
+                Dialect.forUrl(store.config().url()).notify(c, JobStore.CHANNEL, q);
             }
             return out;
         });

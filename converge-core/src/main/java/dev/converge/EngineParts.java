@@ -45,9 +45,9 @@ final class EngineParts {
 
     EngineParts(Converge.Builder b, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
             Function<Job<?>, Long> enqueue) {
-        BatchTracker batchTracker = new BatchTracker(new BatchStore(Dialect.of(b.store)));
-        ChainTracker chainTracker = new ChainTracker(new ChainStore(Dialect.of(b.store)), batchTracker);
-        FlowStore flowStore = new FlowStore(Dialect.of(b.store));
+        BatchTracker batchTracker = new BatchTracker(new BatchStore(Dialect.forUrl(b.store.config().url())));
+        ChainTracker chainTracker = new ChainTracker(new ChainStore(Dialect.forUrl(b.store.config().url())), batchTracker);
+        FlowStore flowStore = new FlowStore(Dialect.forUrl(b.store.config().url()));
         FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
         batchTracker.wire(chainTracker);
         chainTracker.wire(flowTracker);

@@ -24,7 +24,7 @@ public final class Claims {
 
     Claims(Store store, String node) {
         this.store = store;
-        this.table = new ClaimStore(Dialect.of(store));
+        this.table = new ClaimStore(Dialect.forUrl(store.config().url()));
         this.node = node;
     }
 

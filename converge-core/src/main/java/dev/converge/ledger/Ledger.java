@@ -1,6 +1,5 @@
 package dev.converge.ledger;
 
-import dev.converge.Converge;
 import dev.converge.ledger.internal.LedgerEngine;
 import dev.converge.queue.Delivery;
 import java.time.Duration;
@@ -109,7 +108,7 @@ public final class Ledger {
         return engine.orphans(type);
     }
 
-    /** How this engine's installation tags its resources ({@link Converge.Builder#installation}). */
+    /** How this engine's installation tags its resources ({@link dev.converge.Converge.Builder#installation}). */
     public ResourceTags tags() {
         return engine.tags();
     }

@@ -40,7 +40,7 @@ public final class RecurringJobs {
 
     RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
-        this.table = new RecurringStore(Dialect.of(store));
+        this.table = new RecurringStore(Dialect.forUrl(store.config().url()));
         this.jobs = List.copyOf(jobs);
         this.enqueuer = enqueuer;
     }

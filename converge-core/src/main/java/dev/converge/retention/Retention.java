@@ -49,7 +49,7 @@ public final class Retention {
     Retention(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
-        Dialect d = Dialect.of(store);
+        Dialect d = Dialect.forUrl(store.config().url());
         for (String s : FINISHED) {
             // the state is a literal, so PostgreSQL matches the partial "finished" indexes of V7
             jobsByState.add(d.sql("SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "

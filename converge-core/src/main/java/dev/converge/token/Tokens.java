@@ -52,7 +52,7 @@ public final class Tokens {
     Tokens(EngineRuntime rt, Flows flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
             String systemQueue) {
         this.rt = rt;
-        this.store = new TokenStore(Dialect.of(rt.store()));
+        this.store = new TokenStore(Dialect.forUrl(rt.store().config().url()));
         this.flows = flows;
         this.enqueue = enqueue;
         this.resolveType = resolveType(systemQueue);

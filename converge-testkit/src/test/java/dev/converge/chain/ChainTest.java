@@ -99,7 +99,7 @@ class ChainTest {
             // one catch job was fired; its first delivery died after the handler ran and before completing,
             // so it was delivered again (at least once) and completed once
             await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().filter("callback:catch"::equals).count() == 2);
-            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialect.of(h.store()))
+            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialect.forUrl(h.store().config().url()))
                     .byUniqueKey(c, "chain:" + id + ":catch")).orElseThrow();
             await().atMost(Duration.ofSeconds(10)).until(() -> engine.job(catchJob.id()).orElseThrow().state()
                     == dev.converge.queue.JobState.SUCCEEDED);

@@ -32,9 +32,9 @@ class ClaimInFlowStatementTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness("postgres", clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialect.of(store));
-            LedgerStore ledger = new LedgerStore(Dialect.of(store));
-            FlowStore flows = new FlowStore(Dialect.of(store));
+            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
+            LedgerStore ledger = new LedgerStore(Dialect.forUrl(store.config().url()));
+            FlowStore flows = new FlowStore(Dialect.forUrl(store.config().url()));
             assertThat(ledger.claimsInFlowAtOnce()).isTrue();
             long flow = store.withConnection(c -> flows.insert(c, "f", "s", null, null, null, clock.sqlNow())).orElseThrow();
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "step", "{}", 3), clock.sqlNow()));

@@ -14,7 +14,6 @@ import dev.converge.handler.JobContext;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.TransactionGuard.TransactionHeldAcrossCall;
 import dev.converge.testkit.leaf.CountingLeaf;
 import dev.converge.testkit.leaf.CountingLeaf.Fault;
@@ -164,7 +163,7 @@ class LeafCallGuardTest {
             AtomicReference<Long> entryId = new AtomicReference<>();
             ResourceTypes types = new ResourceTypes();
             types.register(spy);
-            Converge engine = engine(h, (e, ctx) -> new LedgerEngine(Wiring.runtime(e), e.flows(), types, "default",
+            Converge engine = engine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), e.flows(), types, "default",
                     j -> e.enqueue(j).jobId()).onResolve(new EntryRef(entryId.get()), ctx));
             entryId.set(uncertainEntry(engine, spy, "site-2").id());
             int findsBefore = spy.finds.get();
@@ -261,7 +260,7 @@ class LeafCallGuardTest {
             AtomicReference<Long> entryId = new AtomicReference<>();
             ResourceTypes types = new ResourceTypes();
             types.register(keyed);
-            Converge engine = keyedEngine(h, (e, ctx) -> new LedgerEngine(Wiring.runtime(e), e.flows(), types, "default",
+            Converge engine = keyedEngine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), e.flows(), types, "default",
                     j -> e.enqueue(j).jobId()).onResolve(new EntryRef(entryId.get()), ctx));
             entryId.set(uncertainKeyedEntry(engine, "lic-2").id());
             assertThat(run(engine, Job.of(IN_TX, new Work("resolve")))).isEqualTo(JobState.FAILED);

@@ -37,9 +37,9 @@ class StaleWorkerTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness(kind, clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialect.of(store));
-            LedgerStore ledger = new LedgerStore(Dialect.of(store));
-            TokenStore tokens = new TokenStore(Dialect.of(store));
+            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
+            LedgerStore ledger = new LedgerStore(Dialect.forUrl(store.config().url()));
+            TokenStore tokens = new TokenStore(Dialect.forUrl(store.config().url()));
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "stale", "{}", 3), clock.sqlNow()));
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();

@@ -9,7 +9,6 @@ import dev.converge.flow.FlowState;
 import dev.converge.flow.Harness;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +32,7 @@ class PoisonedCompletionTest {
             .withRetry(RetryPolicy.never());
 
     Converge engine(Harness h) {
-        return h.engine(b -> Wiring.engines().finishHook(b.queue("default", 4)
+        return h.engine(b -> dev.converge.EngineInternals.finishHook(b.queue("default", 4)
                 .handle(STEP, (p, ctx) -> { })
                 .declare(ORPHANED), (tx, job, state, error) -> {
                     if (job.payload().contains("poison")) {
@@ -80,7 +79,7 @@ class PoisonedCompletionTest {
                         .flowId());
             }
             // a node leases them all and dies at once: every lease expires on its last attempt
-            JobStore jobs = new JobStore(Dialect.of(h.store()));
+            JobStore jobs = new JobStore(Dialect.forUrl(h.store().config().url()));
             List<LeasedJob> leased = h.store().inTransaction(c -> jobs.lease(c, "dead", 10, "dead-node", 1, null));
             assertThat(leased).hasSize(6);
 
@@ -101,7 +100,7 @@ class PoisonedCompletionTest {
                 ps.setLong(1, flowId);
                 try (var rs = ps.executeQuery()) {
                     rs.next();
-                    return new JobStore(Dialect.of(h.store())).get(c, rs.getLong(1)).orElseThrow();
+                    return new JobStore(Dialect.forUrl(h.store().config().url())).get(c, rs.getLong(1)).orElseThrow();
                 }
             }
         });

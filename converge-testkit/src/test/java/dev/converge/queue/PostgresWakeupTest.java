@@ -62,7 +62,7 @@ class PostgresWakeupTest {
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
                 Converge producer = Converge.builder(store).declare(PING).build()) {
             producer.enqueueAll(java.util.stream.IntStream.range(0, 200).mapToObj(i -> Job.of(PING, new Ping(i))).toList());
-            JobStore jobs = new JobStore(Dialect.of(store));
+            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
             try (Connection a = store.dataSource().getConnection(); Connection b = store.dataSource().getConnection()) {
                 a.setAutoCommit(false);
                 b.setAutoCommit(false);

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.converge.Converge;
 import dev.converge.queue.internal.HistoryRecorder;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.SettableClock;
@@ -91,9 +90,9 @@ class QueueHistoryTest {
                 ran.add(a.job(id).orElseThrow().leaseOwner());
             }
 
-            Wiring.runtime(a).history().flush();
-            Wiring.runtime(b).history().flush();
-            Wiring.runtime(a).history().sample(Set.of("default", "slow"));
+            dev.converge.EngineInternals.runtime(a).history().flush();
+            dev.converge.EngineInternals.runtime(b).history().flush();
+            dev.converge.EngineInternals.runtime(a).history().sample(Set.of("default", "slow"));
 
             List<HistoryPoint> hour = a.history("default", Duration.ofHours(1));
             assertThat(hour).hasSize(60).allSatisfy(p -> assertThat(p.step()).isEqualTo(Duration.ofMinutes(1)));
@@ -133,12 +132,12 @@ class QueueHistoryTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream()
                     .allMatch(id -> a.job(id).orElseThrow().state().isTerminal()));
             sql(store, "ALTER TABLE cv_queue_history RENAME TO cv_queue_history_away");
-            Wiring.runtime(a).history().flush();
-            Wiring.runtime(b).history().flush();
+            dev.converge.EngineInternals.runtime(a).history().flush();
+            dev.converge.EngineInternals.runtime(b).history().flush();
             sql(store, "ALTER TABLE cv_queue_history_away RENAME TO cv_queue_history");
             assertThat(sum(a.history("default", Duration.ofHours(1)))).isEqualTo(41);
-            Wiring.runtime(a).history().flush();
-            Wiring.runtime(b).history().flush();
+            dev.converge.EngineInternals.runtime(a).history().flush();
+            dev.converge.EngineInternals.runtime(b).history().flush();
             assertThat(sum(a.history("default", Duration.ofHours(1)))).isEqualTo(46);
 
             assertThatThrownBy(() -> a.history("default", Duration.ofDays(8))).isInstanceOf(
@@ -153,7 +152,7 @@ class QueueHistoryTest {
         try (Store store = TestStores.h2(true, clock);
                 Converge engine = Converge.builder(store).nodeId("leader").declare(LATER).build()) {
             engine.enqueue(LATER, new Work(1));
-            HistoryRecorder h = Wiring.runtime(engine).history();
+            HistoryRecorder h = dev.converge.EngineInternals.runtime(engine).history();
             h.sample(Set.of());
             assertThat(sampled(engine.history("later", Duration.ofHours(1))).depth()).isEqualTo(1);
             clock.advance(HistoryRecorder.KEPT.plusMinutes(2));

@@ -56,7 +56,7 @@ class MigrationUnderLoadTest {
                 });
                 producer.start();
                 await().atMost(Duration.ofSeconds(30)).until(() -> ran.get() > JOBS / 10);
-                dev.converge.queue.internal.Wiring.runtime(node).history().flush(); // no table yet: carried
+                dev.converge.EngineInternals.runtime(node).history().flush(); // no table yet: carried
                 // the newest migration, applied by another node while this one works
                 int applied = Flyway.configure().dataSource(store.dataSource()).locations(store.migrationLocation())
                         .table(Store.SCHEMA_HISTORY_TABLE).load().migrate().migrationsExecuted;
@@ -66,7 +66,7 @@ class MigrationUnderLoadTest {
                 await().atMost(Duration.ofSeconds(60)).until(() -> count(store, "succeeded") == JOBS);
                 assertThat(count(store, "failed")).isZero();
                 // what the node counted before the table existed is in its first row after
-                dev.converge.queue.internal.Wiring.runtime(node).history().flush();
+                dev.converge.EngineInternals.runtime(node).history().flush();
                 long succeeded = node.history("default", Duration.ofHours(1)).stream()
                         .mapToLong(dev.converge.queue.HistoryPoint::succeeded).sum();
                 long retried = node.history("default", Duration.ofHours(1)).stream()

@@ -17,7 +17,6 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobState;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
-import dev.converge.queue.internal.Wiring;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -92,10 +91,10 @@ class OneCodecTest {
     void aStoredJobSpecKeepsItsPayloadExactly(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            JobSpec spec = JobSpec.of(Wiring.engines().encode(engine, Job.of(STEP, new At("spec", AT))));
+            JobSpec spec = JobSpec.of(dev.converge.EngineInternals.encode(engine, Job.of(STEP, new At("spec", AT))));
             JobSpec back = JobSpec.fromJson(spec.toJson());
             assertThat(back).isEqualTo(spec);
-            assertThat(Wiring.runtime(engine).codec().read(back.payload(), At.class, STEP.name()).at()).isEqualTo(AT);
+            assertThat(dev.converge.EngineInternals.runtime(engine).codec().read(back.payload(), At.class, STEP.name()).at()).isEqualTo(AT);
             assertThat(back.payload()).contains(AT.toString());
         }
     }

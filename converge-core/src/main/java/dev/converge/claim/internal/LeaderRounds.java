@@ -36,7 +36,7 @@ public final class LeaderRounds {
     public LeaderRounds(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialect.of(store);
+        Dialect d = Dialect.forUrl(store.config().url());
         this.touch = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail WHERE task = :task");
         this.changed = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "

@@ -103,7 +103,7 @@ final class Completer implements AutoCloseable {
         boolean[] applied;
         try {
             applied = rt.store.inTransaction(c -> {
-                ctx[0] = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
+                ctx[0] = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
                 return rt.finisher.apply(ctx[0], items, decisions);
             });
         } catch (RuntimeException e) {

@@ -58,7 +58,7 @@ public final class EngineRuntime {
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
             Function<Throwable, Duration> waitsBehind) {
         this.store = store;
-        this.jobs = new JobStore(Dialect.of(store));
+        this.jobs = new JobStore(Dialect.forUrl(store.config().url()));
         this.nodeId = nodeId;
         this.settings = settings;
         this.registry = registry;
@@ -68,7 +68,7 @@ public final class EngineRuntime {
         this.cancellation = cancellation;
         this.waitsBehind = waitsBehind;
         this.completer = new Completer(this);
-        this.notifier = Dialect.of(store).supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
+        this.notifier = Dialect.forUrl(store.config().url()).supportsListen() ? new Notifier(store, JobStore.CHANNEL) : null;
         this.heartbeat = new Heartbeat(this);
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
@@ -213,7 +213,7 @@ public final class EngineRuntime {
 
     /** A finishing context over the caller's connection, for work that must move batches, chains and flows. */
     public FinishContext finishContext(java.sql.Connection c) {
-        return new FinishContext(c, jobs, Dialect.of(store), store.clock().sqlNow());
+        return new FinishContext(c, jobs, Dialect.forUrl(store.config().url()), store.clock().sqlNow());
     }
 
     /** Work done in a transaction with the engine's finish context: it may enqueue, and move batches, chains and flows. */
@@ -282,7 +282,7 @@ public final class EngineRuntime {
 
     /** Starts the shared services of a working node. */
     public void start(boolean working) {
-        if (Dialect.of(store).supportsListen()) {
+        if (Dialect.forUrl(store.config().url()).supportsListen()) {
             wakeup.listen(store);
         }
         if (working) {

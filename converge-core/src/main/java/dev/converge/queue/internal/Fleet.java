@@ -60,7 +60,7 @@ public final class Fleet implements AutoCloseable {
         this.jobTypes = String.join(",", jobTypes);
         this.every = every;
         this.liveMs = live.toMillis();
-        Dialect d = Dialect.of(store);
+        Dialect d = Dialect.forUrl(store.config().url());
         this.register = d.sql("INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
                 + "VALUES (:id, :version, :queues, :types, {now}, {now})" + d.onConflictDoNothing());
         this.touch = d.sql("UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "

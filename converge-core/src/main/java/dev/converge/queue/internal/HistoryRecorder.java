@@ -55,7 +55,7 @@ public final class HistoryRecorder implements DeliveryObserver {
     public HistoryRecorder(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialect.of(store);
+        Dialect d = Dialect.forUrl(store.config().url());
         StringBuilder cols = new StringBuilder();
         StringBuilder vals = new StringBuilder();
         StringBuilder sums = new StringBuilder();

@@ -62,7 +62,7 @@ final class Rescuer implements AutoCloseable {
     private int rescueTogether() {
         List<String> wake = new ArrayList<>();
         int n = rt.store.inTransaction(c -> {
-            FinishContext tx = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
+            FinishContext tx = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
             int settled = settle(tx, rt.jobs.expiredLeases(c, 500, tx.now()), wake);
             wake.addAll(tx.queuesToWake());
             return settled;
@@ -83,7 +83,7 @@ final class Rescuer implements AutoCloseable {
             try {
                 n += rt.store.inRetriedTransaction(c -> {
                     wake.clear();
-                    FinishContext tx = new FinishContext(c, rt.jobs, Dialect.of(rt.store), rt.store.clock().sqlNow());
+                    FinishContext tx = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
                     int settled = settle(tx, List.of(job), wake);
                     wake.addAll(tx.queuesToWake());
                     return settled;

@@ -49,7 +49,7 @@ public final class UnhandledJobs implements AutoCloseable {
         this.rt = rt;
         this.queues = List.copyOf(queues);
         this.fleet = fleet;
-        this.dialect = Dialect.of(rt.store);
+        this.dialect = Dialect.forUrl(rt.store.config().url());
         this.overdue = dialect.sql("SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-unhandled"));

@@ -1,55 +1,15 @@
 package dev.converge.queue.internal;
 
-import dev.converge.Converge;
-import dev.converge.queue.Job;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 
 /**
- * How the engine's own packages reach what the public API keeps to itself. The services the engine
- * hands out ({@code Flows}, {@code Ledger}, {@code Claims}, ...) have package-private constructors,
- * so an application gets them only from the engine, already wired; and {@link Converge} keeps its
- * runtime out of its public methods. A public constructor or accessor would make the internal
- * types it mentions part of the API.
+ * How the engine builds the services it hands out ({@code Flows}, {@code Ledger}, {@code Claims},
+ * ...), whose constructors are package-private so that an application gets them only from the
+ * engine, already wired: a public constructor would make the internal types it takes part of the API.
  */
 public final class Wiring {
-    /** What {@link Converge} lends its own packages; it registers this when its class is initialized. */
-    public interface EngineAccess {
-        EngineRuntime runtime(Converge engine);
-
-        /** Turns a typed job into its row, failing on an unknown type or a bad payload. */
-        NewJob encode(Converge engine, Job<?> job);
-
-        /** Adds a reaction to jobs finishing for good, in their finishing transaction. */
-        void finishHook(Converge.Builder builder, FinishHook hook);
-    }
-
-    private static volatile EngineAccess engines;
-
     private Wiring() {
-    }
-
-    /** Called once, by {@link Converge}. */
-    public static void engineAccess(EngineAccess access) {
-        if (engines != null) {
-            throw new IllegalStateException("engine access is already registered");
-        }
-        engines = access;
-    }
-
-    public static EngineAccess engines() {
-        if (engines == null) {
-            try {
-                Class.forName(Converge.class.getName(), true, Converge.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        return engines;
-    }
-
-    public static EngineRuntime runtime(Converge engine) {
-        return engines().runtime(engine);
     }
 
     /** Calls the one constructor {@code type} declares with {@code args}. */

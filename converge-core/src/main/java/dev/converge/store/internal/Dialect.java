@@ -1,6 +1,5 @@
 package dev.converge.store.internal;
 
-import dev.converge.store.Store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -120,11 +119,6 @@ public interface Dialect {
             sql = sql.substring(0, start) + nowPlusMillis(param) + sql.substring(end + 1);
         }
         return sql.replace("{now}", now());
-    }
-
-    /** The dialect of {@code store}'s database (the engine's own; a store's API does not expose it). */
-    static Dialect of(Store store) {
-        return forUrl(store.config().url());
     }
 
     static Dialect forUrl(String jdbcUrl) {

@@ -1,10 +1,9 @@
 package dev.converge.tracing.internal;
 
-import dev.converge.Converge;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.DeliveryTracer;
-import dev.converge.queue.internal.Wiring;
+import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.Store;
 import io.opentelemetry.api.OpenTelemetry;
 
@@ -54,18 +53,18 @@ public final class JobTracing implements DeliveryTracer {
         this.jobs = jobs;
     }
 
-    /** Binds tracing to {@code engine}; {@code openTelemetry} is an {@code io.opentelemetry.api.OpenTelemetry}. */
-    public static void bind(Converge engine, Object openTelemetry) {
+    /** Binds tracing to an engine's runtime; {@code openTelemetry} is an {@code io.opentelemetry.api.OpenTelemetry}. */
+    public static void bind(EngineRuntime runtime, Store store, Object openTelemetry) {
         if (!(openTelemetry instanceof OpenTelemetry otel)) {
             throw new IllegalArgumentException("not an OpenTelemetry: " + openTelemetry);
         }
-        JobStore jobs = Wiring.runtime(engine).jobs();
+        JobStore jobs = runtime.jobs();
         jobs.traceParentFrom(() -> {
             String current = currentTraceParent();
             return current != null ? current : dev.converge.queue.internal.TraceHandoff.inherited();
         });
-        Wiring.runtime(engine).trace(new JobTracing(otel.getTracer(INSTRUMENTATION), engine.store(), jobs));
-        Wiring.runtime(engine).observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
+        runtime.trace(new JobTracing(otel.getTracer(INSTRUMENTATION), store, jobs));
+        runtime.observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */

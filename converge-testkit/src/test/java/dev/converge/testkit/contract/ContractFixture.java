@@ -62,7 +62,7 @@ public final class ContractFixture implements AutoCloseable {
     }
 
     public JobStore jobs() {
-        return new JobStore(Dialect.of(store()));
+        return new JobStore(Dialect.forUrl(store().config().url()));
     }
 
     /**

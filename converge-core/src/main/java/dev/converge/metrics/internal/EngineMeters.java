@@ -1,4 +1,6 @@
-package dev.converge.metrics;
+package dev.converge.metrics.internal;
+
+import dev.converge.metrics.ConvergeMetrics;
 
 import dev.converge.queue.internal.EngineObserver;
 import io.micrometer.core.instrument.Counter;

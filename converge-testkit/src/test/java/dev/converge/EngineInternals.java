@@ -1,0 +1,30 @@
+package dev.converge;
+
+import dev.converge.queue.Job;
+import dev.converge.queue.internal.EngineRuntime;
+import dev.converge.queue.internal.FinishHook;
+import dev.converge.queue.internal.NewJob;
+
+/**
+ * What the engine's own tests reach behind {@link Converge}'s public methods: in the engine's
+ * package, so that the engine itself keeps these package-private and no class below it needs a
+ * static way back up.
+ */
+public final class EngineInternals {
+    private EngineInternals() {
+    }
+
+    public static EngineRuntime runtime(Converge engine) {
+        return engine.runtime();
+    }
+
+    /** A typed job as its row, failing on an unknown type or a bad payload. */
+    public static NewJob encode(Converge engine, Job<?> job) {
+        return engine.encode(job);
+    }
+
+    /** Adds a reaction to jobs finishing for good, in their finishing transaction. */
+    public static Converge.Builder finishHook(Converge.Builder builder, FinishHook hook) {
+        return builder.finishHook(hook);
+    }
+}
