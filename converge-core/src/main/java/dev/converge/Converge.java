@@ -226,7 +226,7 @@ public final class Converge implements AutoCloseable {
         JobStore.Inserted ins = store.withConnection(c -> runtime.jobs().insert(c, row, store.clock().sqlNow()));
         if (!ins.duplicate()) {
             runtime.announce(row.queue());
-            runtime.observer().enqueued(row.queue(), row.kind());
+            runtime.events().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
@@ -271,7 +271,7 @@ public final class Converge implements AutoCloseable {
         queues.forEach(runtime.wakeup()::signal);
         for (int i = 0; i < ids.length; i++) {
             if (ids[i] >= 0) {
-                runtime.observer().enqueued(rows.get(i).queue(), rows.get(i).kind());
+                runtime.events().enqueued(rows.get(i).queue(), rows.get(i).kind());
             }
         }
         return ids;
@@ -281,7 +281,7 @@ public final class Converge implements AutoCloseable {
         // the notification travels in the INSERT statement itself: one round trip, delivered at the caller's commit
         JobStore.Inserted ins = runtime.jobs().insertNotifying(c, row, store.clock().sqlNow(), JobStore.CHANNEL);
         if (!ins.duplicate()) {
-            runtime.observer().enqueued(row.queue(), row.kind());
+            runtime.events().enqueued(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }

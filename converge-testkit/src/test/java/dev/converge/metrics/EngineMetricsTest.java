@@ -9,7 +9,7 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.NonRetryableException;
-import dev.converge.queue.internal.DeliveryObserver;
+import dev.converge.queue.internal.EngineObserver;
 import dev.converge.retention.RetentionPolicy;
 import dev.converge.retention.RetentionReport;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,7 +63,7 @@ class EngineMetricsTest {
                     })
                     .declare(PARKED)
                     .queue("default", 2));
-            dev.converge.EngineInternals.runtime(engine).observe(new DeliveryObserver() {
+            dev.converge.EngineInternals.runtime(engine).observeEngine(new EngineObserver() {
                 @Override
                 public void ran(LeasedJob job, long nanos) {
                     // called on the worker thread right after the handler: the delivery's MDC is gone

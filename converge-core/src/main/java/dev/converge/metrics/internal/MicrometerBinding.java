@@ -8,7 +8,7 @@ import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.LeasedJob;
-import dev.converge.queue.internal.DeliveryObserver;
+import dev.converge.queue.internal.EngineObserver;
 import dev.converge.retention.RetentionReport;
 import dev.converge.store.Store;
 import io.micrometer.core.instrument.Counter;
@@ -91,7 +91,7 @@ public final class MicrometerBinding implements ConvergeMetrics {
         declare(runtime.registry(), resources);
         EngineMeters events = new EngineMeters(registry);
         events.declare(resources);
-        runtime.observe(new Observer());
+        runtime.observeEngine(new Observer());
         runtime.observeEngine(events);
         retention.ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
@@ -167,7 +167,7 @@ public final class MicrometerBinding implements ConvergeMetrics {
                 .serviceLevelObjectives(buckets).register(registry));
     }
 
-    private final class Observer implements DeliveryObserver {
+    private final class Observer implements EngineObserver {
         @Override
         public void enqueued(String queue, String kind) {
             counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind).increment();

@@ -201,12 +201,12 @@ final class Completer implements AutoCloseable {
         RunningJob r = p.r();
         if (!applied) {
             rt.counters.leaseLost.increment();
-            rt.observer().settled(r.job, "lease_lost");
+            rt.events().settled(r.job, "lease_lost");
             log.warn("job {} ({}): outcome {} refused: the lease had moved on (expired and taken over); "
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
             if (decision instanceof dev.converge.queue.internal.JobStore.Finish f) {
-                rt.observer().settled(r.job, f.state().sql());
+                rt.events().settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
                     rt.counters.succeeded.increment();
                 } else if (f.state() == JobState.FAILED) {
@@ -218,7 +218,7 @@ final class Completer implements AutoCloseable {
                 }
             } else {
                 rt.counters.retried.increment();
-                rt.observer().settled(r.job, "retried");
+                rt.events().settled(r.job, "retried");
             }
         }
         rt.forget(r);

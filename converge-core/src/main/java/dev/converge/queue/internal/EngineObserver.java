@@ -1,13 +1,37 @@
 package dev.converge.queue.internal;
 
 /**
- * Told what the engine does beyond deliveries (ledger, leaf calls, flows, compensation, reaper,
- * watchdog), for metrics and traces. Every method has a no-op default, and an engine without a
- * meter registry or tracing has no observer at all, so the calls cost next to nothing. Called on
- * hot paths: implementations must be cheap and must not throw (a throw is logged and ignored).
- * Outcomes are short lower-case words, listed in docs/operations.md.
+ * The engine's one listener: told what this node's deliveries do (enqueued, started, ran, settled,
+ * rescued) and what the engine does beyond them (ledger, leaf calls, flows, compensation, reaper,
+ * watchdog), for metrics, traces and the queue history. Every method has a no-op default; all of an
+ * engine's listeners are called as one through {@link EngineObservers}. Called on hot paths:
+ * implementations must be cheap and must not throw (a throw is logged and ignored). Outcomes are
+ * short lower-case words, listed in docs/operations.md.
  */
 public interface EngineObserver {
+    /** A job was enqueued (not a duplicate of a unique key) through this engine. */
+    default void enqueued(String queue, String kind) {
+    }
+
+    /** A delivery's handler starts, {@code waitedMillis} after the job became due. */
+    default void started(LeasedJob job, long waitedMillis) {
+    }
+
+    /** A delivery's handler returned (or threw) after {@code nanos}. */
+    default void ran(LeasedJob job, long nanos) {
+    }
+
+    /**
+     * A delivery's outcome was recorded ({@code succeeded}, {@code failed}, {@code cancelled},
+     * {@code retried}) or refused because its lease had moved on ({@code lease_lost}).
+     */
+    default void settled(LeasedJob job, String outcome) {
+    }
+
+    /** This node put back or failed {@code n} deliveries whose leases had expired. */
+    default void rescued(int n) {
+    }
+
     /** Something that takes time (a leaf call, an {@code ensure()}, a flow's start): ended once, on the thread that began it. */
     interface Activity {
         Activity NONE = (outcome, error) -> {

@@ -5,13 +5,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** All of an engine's {@link EngineObserver}s as one; each call is a list check when there are none. */
+/**
+ * All of an engine's {@link EngineObserver}s as one; each call is a list check when there are none.
+ * The delivery events, called for every job, loop without a lambda (nothing allocated per delivery);
+ * the rarer ones share {@link #each}.
+ */
 public final class EngineObservers implements EngineObserver {
     private static final Logger log = LoggerFactory.getLogger(EngineObservers.class);
     private final List<EngineObserver> all = new CopyOnWriteArrayList<>();
 
     public void add(EngineObserver o) {
         all.add(java.util.Objects.requireNonNull(o));
+    }
+
+    /** Whether no listener is registered: a caller may skip working out what it would tell them. */
+    public boolean isEmpty() {
+        return all.isEmpty();
     }
 
     private interface Call {
@@ -62,6 +71,59 @@ public final class EngineObservers implements EngineObserver {
                 }
             }
         };
+    }
+
+    private static void failed(RuntimeException e) {
+        log.debug("engine observer failed", e);
+    }
+
+    @Override
+    public void enqueued(String queue, String kind) {
+        for (EngineObserver o : all) {
+            try {
+                o.enqueued(queue, kind);
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+    }
+
+    @Override
+    public void started(LeasedJob job, long waitedMillis) {
+        for (EngineObserver o : all) {
+            try {
+                o.started(job, waitedMillis);
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+    }
+
+    @Override
+    public void ran(LeasedJob job, long nanos) {
+        for (EngineObserver o : all) {
+            try {
+                o.ran(job, nanos);
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+    }
+
+    @Override
+    public void settled(LeasedJob job, String outcome) {
+        for (EngineObserver o : all) {
+            try {
+                o.settled(job, outcome);
+            } catch (RuntimeException e) {
+                failed(e);
+            }
+        }
+    }
+
+    @Override
+    public void rescued(int n) {
+        each(o -> o.rescued(n));
     }
 
     @Override

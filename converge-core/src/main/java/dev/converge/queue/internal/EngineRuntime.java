@@ -50,8 +50,6 @@ public final class EngineRuntime {
     private final Heartbeat heartbeat;
     private final Rescuer rescuer;
     private final ScheduledExecutorService timeouts;
-    private final java.util.List<DeliveryObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final DeliveryObserver observer = new Observers(observers);
     private final HistoryRecorder history;
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
@@ -73,7 +71,7 @@ public final class EngineRuntime {
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
         this.history = new HistoryRecorder(store, nodeId);
-        observers.add(history);
+        events.add(history);
     }
 
     /** The queues' history this node keeps (its deliveries' counts; the depth when it leads). */
@@ -95,14 +93,9 @@ public final class EngineRuntime {
         finisher.handOffTraces(t != null);
     }
 
-    /** Adds an observer of this node's deliveries (metrics). */
-    public void observe(DeliveryObserver o) {
-        observers.add(java.util.Objects.requireNonNull(o));
-    }
-
     private final EngineObservers events = new EngineObservers();
 
-    /** Adds an observer of what the engine does beyond deliveries: ledger, leaf calls, flows (metrics, traces). */
+    /** Adds a listener to what this node does: its deliveries, the ledger, leaf calls, flows (metrics, traces, history). */
     public void observeEngine(EngineObserver o) {
         events.add(o);
     }
@@ -110,77 +103,6 @@ public final class EngineRuntime {
     /** All engine observers as one; each call is cheap when there are none. */
     public EngineObserver events() {
         return events;
-    }
-
-    /** All observers as one; each call is cheap when there are none. */
-    public DeliveryObserver observer() {
-        return observer;
-    }
-
-    private record Observers(java.util.List<DeliveryObserver> all) implements DeliveryObserver {
-        @Override
-        public void enqueued(String queue, String kind) {
-            for (DeliveryObserver o : all) {
-                try {
-                    o.enqueued(queue, kind);
-                } catch (RuntimeException e) {
-                    log.debug("observer failed", e);
-                }
-            }
-        }
-
-        @Override
-        public void started(LeasedJob job, long waitedMillis) {
-            if (all.isEmpty()) {
-                return; // no iterator made for every delivery of a node without observers
-            }
-            for (DeliveryObserver o : all) {
-                try {
-                    o.started(job, waitedMillis);
-                } catch (RuntimeException e) {
-                    log.debug("observer failed", e);
-                }
-            }
-        }
-
-        @Override
-        public void ran(LeasedJob job, long nanos) {
-            if (all.isEmpty()) {
-                return; // no iterator made for every delivery of a node without observers
-            }
-            for (DeliveryObserver o : all) {
-                try {
-                    o.ran(job, nanos);
-                } catch (RuntimeException e) {
-                    log.debug("observer failed", e);
-                }
-            }
-        }
-
-        @Override
-        public void settled(LeasedJob job, String outcome) {
-            if (all.isEmpty()) {
-                return; // no iterator made for every delivery of a node without observers
-            }
-            for (DeliveryObserver o : all) {
-                try {
-                    o.settled(job, outcome);
-                } catch (RuntimeException e) {
-                    log.debug("observer failed", e);
-                }
-            }
-        }
-
-        @Override
-        public void rescued(int n) {
-            for (DeliveryObserver o : all) {
-                try {
-                    o.rescued(n);
-                } catch (RuntimeException e) {
-                    log.debug("observer failed", e);
-                }
-            }
-        }
     }
 
     public Wakeup wakeup() {
@@ -318,12 +240,12 @@ public final class EngineRuntime {
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         DeliveryMdc mdc = DeliveryMdc.put(job);
         long startNanos = System.nanoTime();
-        if (!observers.isEmpty() && job.runAt() != null) {
+        if (!events.isEmpty() && job.runAt() != null) {
             Instant now = store.clock().localNow();
             // due since the later of its run time and its creation: a continuation is due since its flow began
             // (it sorts first), but it did not wait before it existed
             Instant due = job.createdAt() != null && job.createdAt().isAfter(job.runAt()) ? job.createdAt() : job.runAt();
-            observer.started(job, Math.max(0, now.toEpochMilli() - due.toEpochMilli()));
+            events.started(job, Math.max(0, now.toEpochMilli() - due.toEpochMilli()));
         }
         DeliveryTracer.Span span = startSpan(job);
         Throwable thrown = null;
@@ -369,8 +291,8 @@ public final class EngineRuntime {
         } finally {
             endSpan(span, thrown);
             mdc.restore();
-            if (!observers.isEmpty()) {
-                observer.ran(job, System.nanoTime() - startNanos);
+            if (!events.isEmpty()) {
+                events.ran(job, System.nanoTime() - startNanos);
             }
             if (timer != null) {
                 timer.cancel(false);

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@link #KEPT}. A row that cannot be written (the database is away, or the schema is the previous
  * release's) is not lost: the next one carries it.
  */
-public final class HistoryRecorder implements DeliveryObserver {
+public final class HistoryRecorder implements EngineObserver {
     private static final Logger log = LoggerFactory.getLogger(HistoryRecorder.class);
     /** How long rows are kept. */
     public static final Duration KEPT = Duration.ofDays(7);

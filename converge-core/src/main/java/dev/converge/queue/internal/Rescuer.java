@@ -69,7 +69,7 @@ final class Rescuer implements AutoCloseable {
         });
         rt.counters.rescued.add(n);
         if (n > 0) {
-            rt.observer().rescued(n);
+            rt.events().rescued(n);
         }
         wake.forEach(rt.wakeup::signal);
         return n;
@@ -97,7 +97,7 @@ final class Rescuer implements AutoCloseable {
         }
         rt.counters.rescued.add(n);
         if (n > 0) {
-            rt.observer().rescued(n);
+            rt.events().rescued(n);
         }
         return n;
     }
