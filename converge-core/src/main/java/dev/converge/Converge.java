@@ -7,8 +7,6 @@ import dev.converge.claim.Claims;
 import dev.converge.claim.internal.Leadership;
 import dev.converge.flow.Flows;
 import dev.converge.handler.JobHandler;
-import dev.converge.handler.internal.EngineServices;
-import dev.converge.handler.internal.JobHandlers;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
 import dev.converge.ledger.internal.ResourceTypes;
@@ -35,7 +33,6 @@ import dev.converge.queue.internal.Fleet;
 import dev.converge.queue.internal.HistoryRecorder;
 import dev.converge.queue.HistoryPoint;
 import dev.converge.queue.NodeInfo;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.recurring.Occurrence;
 import dev.converge.recurring.RecurringJob;
 import dev.converge.recurring.RecurringJobs;
@@ -90,9 +87,9 @@ public final class Converge implements AutoCloseable {
     private final Claims claims;
     private final Batches batches;
     private final Chains chains;
-    private final Flows flows;
-    private final Ledger ledger;
-    private final Tokens tokens;
+    private final dev.converge.flow.internal.FlowService flows;
+    private final dev.converge.ledger.internal.LedgerEngine ledger;
+    private final dev.converge.token.internal.TokenService tokens;
     private final Duration watchdogEvery;
     private final Duration reaperEvery;
     private final Duration reapOlderThan;
@@ -118,7 +115,7 @@ public final class Converge implements AutoCloseable {
                 b.unhandledGrace);
         this.registry = b.registry;
         this.codec = new JsonCodec();
-        EngineParts parts = new EngineParts(b, settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j).jobId());
+        EngineParts parts = new EngineParts(b, settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j));
         this.runtime = parts.runtime;
         this.batches = parts.batches;
         this.chains = parts.chains;
@@ -131,12 +128,11 @@ public final class Converge implements AutoCloseable {
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
             workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
         }
-        this.claims = Wiring.construct(Claims.class, store, nodeId);
+        this.claims = new dev.converge.claim.internal.ClaimService(store, nodeId);
         this.rounds = new dev.converge.claim.internal.LeaderRounds(store, nodeId);
-        b.handlers.wire(new EngineServices(ledger, flows, tokens, j -> enqueue(j)));
-        this.recurring = Wiring.construct(RecurringJobs.class, store, b.recurring, (RecurringJobs.Enqueuer) (c, j) -> enqueue(c, j));
+        this.recurring = new dev.converge.recurring.internal.RecurringJobsService(store, b.recurring, (c, j) -> enqueue(c, j));
         this.recurringTick = b.recurringTick;
-        this.retention = b.retention == null ? null : Wiring.construct(Retention.class, store, b.retention);
+        this.retention = b.retention == null ? null : new dev.converge.retention.internal.RetentionService(store, b.retention);
         this.metrics = b.meterRegistry == null ? null
                 : dev.converge.metrics.internal.MicrometerBinding.bind(runtime, store, this::stats,
                         Optional.ofNullable(retention), this::jobsWithoutHandler, b.meterRegistry, b.metricsSample,
@@ -565,12 +561,15 @@ public final class Converge implements AutoCloseable {
         log.info("converge node {} stopped", nodeId);
     }
 
+    /** A job type with the application's handler for it, as the builder was given them. */
+    record Handled<T>(JobType<T> type, JobHandler<T> handler) {
+    }
+
     public static final class Builder {
         final Store store;
         final HandlerRegistry registry = new HandlerRegistry();
-        final JobHandlers handlers = new JobHandlers();
+        final Map<String, Handled<?>> handled = new LinkedHashMap<>();
         final Map<String, Integer> queues = new LinkedHashMap<>();
-        final List<JobType<?>> handled = new ArrayList<>();
         final List<FinishHook> hooks = new ArrayList<>();
         String systemQueue = "default";
         Duration watchdog;
@@ -620,8 +619,13 @@ public final class Converge implements AutoCloseable {
 
         /** Registers the handler of a job type; this node must work its queue ({@link #build()} refuses otherwise). */
         public <T> Builder handle(JobType<T> type, JobHandler<T> handler) {
-            registry.register(type, handlers.adapt(Objects.requireNonNull(handler, "handler")));
-            handled.add(type);
+            Objects.requireNonNull(handler, "handler");
+            Handled<?> prev = handled.get(type.name());
+            if (prev != null && !prev.handler().equals(handler)) {
+                throw new IllegalArgumentException("job type " + type.name() + " already has a handler");
+            }
+            registry.register(type, null); // known now (its payload checked); run once the engine exists
+            handled.put(type.name(), new Handled<>(type, handler));
             return this;
         }
 
@@ -873,7 +877,7 @@ public final class Converge implements AutoCloseable {
         }
 
         public Converge build() {
-            RecurringJobs.checkNames(recurring);
+            dev.converge.recurring.internal.RecurringJobsService.checkNames(recurring);
             for (RecurringJob<?> r : recurring) {
                 if (!registry.knows(r.type().name())) {
                     throw new IllegalArgumentException("recurring job '" + r.name() + "' has job type '" + r.type().name()
@@ -889,7 +893,8 @@ public final class Converge implements AutoCloseable {
             if (rescue == null) {
                 rescue = lease.dividedBy(6).compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : lease.dividedBy(6);
             }
-            for (JobType<?> type : handled) {
+            for (Handled<?> h : handled.values()) {
+                JobType<?> type = h.type();
                 if (queues.containsKey(type.queue())) {
                     continue;
                 }

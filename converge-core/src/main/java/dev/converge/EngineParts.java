@@ -1,80 +1,102 @@
 package dev.converge;
 
 import dev.converge.batch.Batches;
-import dev.converge.batch.internal.JobSpec;
+import dev.converge.batch.internal.BatchService;
 import dev.converge.batch.internal.BatchStore;
 import dev.converge.batch.internal.BatchTracker;
+import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chains;
+import dev.converge.chain.internal.ChainService;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
-import dev.converge.flow.Flows;
 import dev.converge.flow.internal.Compensator;
-import dev.converge.flow.internal.FinishRouter;
+import dev.converge.flow.internal.CompletionRouter;
+import dev.converge.flow.internal.FlowService;
 import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowTracker;
-import dev.converge.ledger.Ledger;
+import dev.converge.handler.internal.EngineServices;
+import dev.converge.handler.internal.JobHandlers;
 import dev.converge.ledger.internal.LedgerEngine;
+import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
+import dev.converge.queue.internal.EngineObservers;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.queue.internal.EngineSettings;
 import dev.converge.queue.internal.FinishHook;
+import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.internal.Dialect;
+import dev.converge.token.internal.TokenService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * Wires one engine's parts together. The order matters and is the reason this class exists:
- * batches, chains and flows move each other inside the finishing job's transaction (batch ->
- * chain -> flow, and a failing flow cancels its chain and batches), so their trackers are built
- * first and wired to each other; the router over them becomes the runtime's finish hook and
- * cancellation probe; the engine's own job types (compensation, ledger teardown and reaping) are
- * registered before the runtime starts; the public services come last, over the runtime.
+ * Builds one engine's parts, top-down, each by its constructor and each from parts already
+ * built:
+ *
+ * <ol>
+ *   <li>the trackers, bottom to top: batches, chains over batches, flows over both (a failing flow
+ *       cancels its chain and batches: calls go down only);</li>
+ *   <li>the {@link CompletionRouter} over them: the one way a finished job's end goes up (batch, then
+ *       chain, then flow), in the finishing transaction, and the cancellation probe;</li>
+ *   <li>the runtime (queue workers' shared state), with the router as its first finish hook and
+ *       the engine's observers;</li>
+ *   <li>the services over the runtime: flows, ledger (over flows), tokens (over flows);</li>
+ *   <li>the handlers, last, as each needs the services: the engine's own job types (token and
+ *       ledger settling, compensation) and the application's, whose context binds the services to
+ *       each delivery.</li>
+ * </ol>
+ *
+ * The handler registry is filled after the runtime exists and before any node starts: the
+ * runtime reads it only when it leases or runs a job.
  */
 final class EngineParts {
     final EngineRuntime runtime;
     final Batches batches;
     final Chains chains;
-    final Flows flows;
-    final Ledger ledger;
-    final dev.converge.token.Tokens tokens;
+    final FlowService flows;
+    final LedgerEngine ledger;
+    final TokenService tokens;
 
     EngineParts(Converge.Builder b, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
-            Function<Job<?>, Long> enqueue) {
-        BatchTracker batchTracker = new BatchTracker(new BatchStore(Dialect.forUrl(b.store.config().url())));
-        ChainTracker chainTracker = new ChainTracker(new ChainStore(Dialect.forUrl(b.store.config().url())), batchTracker);
-        FlowStore flowStore = new FlowStore(Dialect.forUrl(b.store.config().url()));
-        FlowTracker flowTracker = new FlowTracker(flowStore, chainTracker, batchTracker);
-        batchTracker.wire(chainTracker);
-        chainTracker.wire(flowTracker);
-        flowTracker.compensateQueue(b.systemQueue);
-        flowTracker.compensationAtLeast(b.compensationAtLeast);
-        FinishRouter router = new FinishRouter(batchTracker, chainTracker, flowStore);
-
-        LedgerEngine[] ledgerEngine = new LedgerEngine[1]; // its handlers are registered before it can be built
-        dev.converge.token.Tokens[] tokenPool = new dev.converge.token.Tokens[1];
-        b.registry.register(dev.converge.token.Tokens.resolveType(b.systemQueue), (p, ctx) -> tokenPool[0].onResolve(p, ctx));
-        b.registry.register(LedgerEngine.teardownType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onTeardown(p, ctx));
-        b.registry.register(LedgerEngine.resolveType(b.systemQueue), (p, ctx) -> ledgerEngine[0].onResolve(p, ctx));
-        Compensator compensator = new Compensator(flowTracker, b.compensationRetry);
-        b.registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
-                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)), compensator);
+            Function<Job<?>, EnqueueResult> enqueue) {
+        Dialect dialect = Dialect.forUrl(b.store.config().url());
+        EngineObservers events = new EngineObservers();
+        BatchTracker batchTracker = new BatchTracker(new BatchStore(dialect));
+        ChainTracker chainTracker = new ChainTracker(new ChainStore(dialect), batchTracker);
+        FlowTracker flowTracker = new FlowTracker(new FlowStore(dialect), chainTracker, batchTracker, events,
+                b.systemQueue, b.compensationAtLeast);
+        CompletionRouter router = new CompletionRouter(batchTracker, chainTracker, flowTracker);
 
         List<FinishHook> hooks = new ArrayList<>(b.hooks);
         hooks.add(0, router);
         this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router,
-                LedgerEngine::heldFor);
-        compensator.wire(runtime);
-        this.batches = Wiring.construct(Batches.class, runtime, batchTracker, encoder);
-        this.chains = Wiring.construct(Chains.class, runtime, chainTracker, encoder);
-        this.flows = Wiring.construct(Flows.class, runtime, flowTracker, encoder);
-        ledgerEngine[0] = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueue, b.tags, encoder);
-        this.ledger = Wiring.construct(Ledger.class, ledgerEngine[0]);
-        this.tokens = Wiring.construct(dev.converge.token.Tokens.class, runtime, flows, enqueue, b.systemQueue);
-        tokenPool[0] = tokens;
+                LedgerEngine::heldFor, events);
+
+        Function<Job<?>, Long> enqueueId = j -> enqueue.apply(j).jobId();
+        this.batches = new BatchService(runtime, batchTracker, encoder);
+        this.chains = new ChainService(runtime, chainTracker, encoder);
+        this.flows = new FlowService(runtime, flowTracker, encoder);
+        this.ledger = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueueId, b.tags, encoder);
+        this.tokens = new TokenService(runtime, flows, enqueueId, b.systemQueue);
+
+        HandlerRegistry registry = b.registry;
+        registry.register(TokenService.resolveType(b.systemQueue), tokens::onResolve);
+        registry.register(LedgerEngine.teardownType(b.systemQueue), ledger::onTeardown);
+        registry.register(LedgerEngine.resolveType(b.systemQueue), ledger::onResolve);
+        registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
+                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
+                new Compensator(flowTracker, b.compensationRetry, runtime));
+        EngineServices services = new EngineServices(ledger, flows, tokens, enqueue);
+        for (Converge.Handled<?> h : b.handled.values()) {
+            register(registry, h, services);
+        }
+    }
+
+    private static <T> void register(HandlerRegistry registry, Converge.Handled<T> h, EngineServices services) {
+        registry.register(h.type(), JobHandlers.adapt(h.handler(), services));
     }
 }

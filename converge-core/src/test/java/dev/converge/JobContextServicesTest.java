@@ -2,7 +2,6 @@ package dev.converge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.converge.ledger.CreateRequest;
 import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
@@ -31,32 +30,17 @@ class JobContextServicesTest {
     @Test
     void aStepEnsuresAResourceAndEnqueuesTheNextThroughItsContext() throws Exception {
         AtomicInteger creates = new AtomicInteger();
-        ResourceType payments = new ResourceType() {
-            @Override
-            public String kind() {
-                return "ctx.payment";
-            }
-
-            @Override
-            public RepetitionSafety createSafety() {
-                return RepetitionSafety.IDEMPOTENT_BY_KEY;
-            }
-
-            @Override
-            public LeafResource create(CreateRequest r) {
-                return new LeafResource("pay-" + creates.incrementAndGet(), r.naturalKey(), r.tag(), Map.of());
-            }
-
-            @Override
-            public void delete(LeafResource resource) {
-            }
-        };
+        ResourceType payments = ResourceType.named("ctx.payment")
+                .createdBy(RepetitionSafety.IDEMPOTENT_BY_KEY,
+                        r -> new LeafResource("pay-" + creates.incrementAndGet(), r.naturalKey(), r.tag(), Map.of()))
+                .deletedBy(resource -> { })
+                .build();
         List<String> shipped = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
         try (Store store = Store.open(StoreConfig.newBuilder().url("jdbc:h2:mem:ctxservices;DB_CLOSE_DELAY=-1").build());
                 Converge engine = Converge.builder(store).queue("default", 2).resource(payments)
                         .handle(CHARGE, (o, ctx) -> {
-                            LedgerEntry e = ctx.ledger().ensure(ctx, payments, "charge-" + o.id(), "order-" + o.id(), Map.of());
+                            LedgerEntry e = ctx.ledger().ensure(payments, "charge-" + o.id(), "order-" + o.id(), Map.of());
                             assertThat(e.state()).isEqualTo(LedgerState.CONFIRMED);
                             assertThat(ctx.flows()).isNotNull();
                             assertThat(ctx.tokens()).isNotNull();
@@ -72,6 +56,33 @@ class JobContextServicesTest {
             assertThat(shipped).containsExactly("7");
             assertThat(creates.get()).isEqualTo(1);
             assertThat(engine.ledger().entry("ctx.payment", "charge-7")).map(LedgerEntry::leafId).contains("pay-1");
+        }
+    }
+
+    @Test
+    void anEnsureWithoutASubjectOutsideAFlowIsRefusedOnceAndSaysWhatToCall() throws Exception {
+        ResourceType payments = ResourceType.named("ctx.payment2")
+                .createdBy(RepetitionSafety.IDEMPOTENT_BY_KEY, r -> {
+                    throw new AssertionError("the leaf must not be called for a refused ensure");
+                })
+                .deletedBy(resource -> { })
+                .build();
+        AtomicInteger runs = new AtomicInteger();
+        try (Store store = Store.open(StoreConfig.newBuilder().url("jdbc:h2:mem:ctxrefused;DB_CLOSE_DELAY=-1").build());
+                Converge engine = Converge.builder(store).queue("default", 2).resource(payments)
+                        .handle(CHARGE, (o, ctx) -> {
+                            runs.incrementAndGet();
+                            ctx.ledger().ensure(payments, "charge-" + o.id(), Map.of());
+                        })
+                        .build().start()) {
+            long id = engine.enqueue(CHARGE, new Order("8")).jobId();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> engine.job(id).map(j -> j.state() == dev.converge.queue.JobState.FAILED).orElse(false));
+            dev.converge.queue.JobRow job = engine.job(id).orElseThrow();
+            assertThat(job.attempt()).isEqualTo(1);
+            assertThat(runs.get()).isEqualTo(1);
+            assertThat(job.lastError()).contains("not part of a flow")
+                    .contains("ensure(type, naturalKey, subject, params)");
         }
     }
 }

@@ -18,6 +18,16 @@ public final class EngineInternals {
         return engine.runtime();
     }
 
+    /** The engine's flows with what only the engine does to them (the watchdog's pass). */
+    public static dev.converge.flow.internal.FlowService flows(Converge engine) {
+        return (dev.converge.flow.internal.FlowService) engine.flows();
+    }
+
+    /** The engine's token pools with the handler of their settling job. */
+    public static dev.converge.token.internal.TokenService tokens(Converge engine) {
+        return (dev.converge.token.internal.TokenService) engine.tokens();
+    }
+
     /** A typed job as its row, failing on an unknown type or a bad payload. */
     public static NewJob encode(Converge engine, Job<?> job) {
         return engine.encode(job);

@@ -1,11 +1,7 @@
 package dev.converge.claim;
 
-import dev.converge.claim.internal.ClaimStore;
-import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The familiar {@code Cache::add(key, ttl)} claim, made durable and owner-aware: collapses duplicate
@@ -17,52 +13,20 @@ import java.util.UUID;
  * try { ... } finally { claims.release(claim.get()); }
  * }</pre>
  */
-public final class Claims {
-    private final Store store;
-    private final ClaimStore table;
-    private final String node;
-
-    Claims(Store store, String node) {
-        this.store = store;
-        this.table = new ClaimStore(Dialect.forUrl(store.config().url()));
-        this.node = node;
-    }
+public interface Claims {
 
     /** Takes the key for a fresh owner of this node; empty if someone else holds it. */
-    public Optional<Claim> add(String key, Duration ttl) {
-        return add(key, node + "/" + UUID.randomUUID(), ttl);
-    }
+    Optional<Claim> add(String key, Duration ttl);
 
     /** Takes the key for the given owner; empty if someone else holds it. */
-    public Optional<Claim> add(String key, String owner, Duration ttl) {
-        validate(key, ttl);
-        return store.withConnection(c -> table.add(c, key, owner, ttl.toMillis(), store.clock().sqlNow()));
-    }
+    Optional<Claim> add(String key, String owner, Duration ttl);
 
     /** Releases the claim if this owner still holds it; false (and nothing changed) if it was lost. */
-    public boolean release(Claim claim) {
-        return store.withConnection(c -> table.release(c, claim, store.clock().sqlNow()));
-    }
+    boolean release(Claim claim);
 
     /** Extends the claim if this owner still holds it unexpired. */
-    public boolean extend(Claim claim, Duration ttl) {
-        validate(claim.key(), ttl);
-        return store.withConnection(c -> table.extend(c, claim, ttl.toMillis(), store.clock().sqlNow()));
-    }
+    boolean extend(Claim claim, Duration ttl);
 
-    public Optional<Claim> holder(String key) {
-        return store.withConnection(c -> table.get(c, key));
-    }
-
-    private static void validate(String key, Duration ttl) {
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("claim key must not be blank");
-        }
-        if (key.length() > 500) {
-            throw new IllegalArgumentException("claim key longer than 500 characters");
-        }
-        if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("claim ttl must be positive");
-        }
-    }
+    /** Who holds the key now, if anyone (an expired claim is held by no one). */
+    Optional<Claim> holder(String key);
 }

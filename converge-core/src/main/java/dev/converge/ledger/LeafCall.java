@@ -7,7 +7,7 @@ import java.util.Objects;
  * notification), with its declared repetition safety.
  *
  * <pre>{@code
- * ctx.ledger().call(ctx, LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT,
+ * ctx.ledger().call(LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT,
  *         key -> hosting.deploy(siteId, key)));
  * }</pre>
  */

@@ -1,20 +1,7 @@
 package dev.converge.recurring;
 
-import dev.converge.flow.ManualAction;
-import dev.converge.queue.EnqueueResult;
-import dev.converge.queue.Job;
-import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Decides the slots of an engine's recurring jobs. Each round (on the one node holding the
@@ -24,110 +11,16 @@ import org.slf4j.LoggerFactory;
  * slot one after the other, and the unique key makes a second decision of the same slot a no-op,
  * even from a leader that was paused past its claim.
  */
-public final class RecurringJobs {
-    private static final Logger log = LoggerFactory.getLogger(RecurringJobs.class);
-
-    /** Enqueues one job inside the given transaction. */
-    @FunctionalInterface
-    public interface Enqueuer {
-        EnqueueResult enqueue(Connection c, Job<?> job) throws SQLException;
-    }
-
-    private final Store store;
-    private final RecurringStore table;
-    private final List<RecurringJob<?>> jobs;
-    private final Enqueuer enqueuer;
-
-    RecurringJobs(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
-        this.store = store;
-        this.table = new RecurringStore(Dialect.forUrl(store.config().url()));
-        this.jobs = List.copyOf(jobs);
-        this.enqueuer = enqueuer;
-    }
+public interface RecurringJobs {
 
     /** The declared recurring jobs. */
-    public List<RecurringJob<?>> declared() {
-        return jobs;
-    }
+    List<RecurringJob<?>> declared();
 
     /** One round over every recurring job; returns how many runs it enqueued. */
-    public int tick() {
-        int enqueued = 0;
-        for (RecurringJob<?> job : jobs) {
-            try {
-                enqueued += decide(job) ? 1 : 0;
-            } catch (RuntimeException e) {
-                log.warn("recurring job {} not decided this round: {}", job.name(), e.getMessage());
-            }
-        }
-        return enqueued;
-    }
-
-    private boolean decide(RecurringJob<?> job) {
-        Instant now = store.clock().localNow();
-        Instant slot = job.schedule().latestAtOrBefore(now);
-        if (slot == null) {
-            return false;
-        }
-        Instant sqlNow = store.clock().sqlNow();
-        return store.inTransaction(c -> {
-            RecurringStore.Row row = table.lock(c, job.name());
-            if (row == null) {
-                // first round ever: the slot that already passed is not run; the next one is
-                table.insertFirst(c, job.name(), slot, sqlNow);
-                return false;
-            }
-            if (!slot.isAfter(row.lastSlot())) {
-                return false;
-            }
-            if (row.pausedAt() != null) {
-                table.decided(c, job.name(), slot, null, true, sqlNow);
-                log.debug("recurring job {}: slot {} passes, paused", job.name(), slot);
-                return false;
-            }
-            Instant expected = job.schedule().nextAfter(row.lastSlot());
-            boolean missedSome = expected != null && expected.isBefore(slot);
-            boolean late = Duration.between(slot, now).compareTo(job.grace()) > 0;
-            if (job.missedSlots() == MissedSlots.SKIP && late) {
-                table.decided(c, job.name(), slot, null, true, sqlNow);
-                log.info("recurring job {}: slot {} found {} late, skipped", job.name(), slot, Duration.between(slot, now));
-                return false;
-            }
-            EnqueueResult r = enqueue(c, job, slot);
-            table.decided(c, job.name(), slot, r.jobId(), false, sqlNow);
-            if (missedSome) {
-                log.info("recurring job {}: slots from {} to before {} were missed; run once for {}", job.name(),
-                        expected, slot, slot);
-            }
-            return !r.duplicate();
-        });
-    }
-
-    private static <T> EnqueueResult enqueue(Connection c, RecurringJob<T> job, Instant slot, Enqueuer enqueuer)
-            throws SQLException {
-        return enqueuer.enqueue(c, Job.of(job.type(), job.payloadFor(slot)).uniqueKey(job.uniqueKey(slot)));
-    }
-
-    private EnqueueResult enqueue(Connection c, RecurringJob<?> job, Instant slot) throws SQLException {
-        return enqueue(c, job, slot, enqueuer);
-    }
+    int tick();
 
     /** What an operator sees of each recurring job: last decided slot, its job, the next slot. */
-    public List<RecurringView> list() {
-        Instant now = store.clock().localNow();
-        return store.withConnection(c -> {
-            List<RecurringView> out = new ArrayList<>();
-            for (RecurringJob<?> job : jobs) {
-                RecurringStore.Row row = table.get(c, job.name());
-                Instant next = job.schedule().nextAfter(row == null ? now : maxOf(row.lastSlot(), job.schedule().latestAtOrBefore(now)));
-                out.add(new RecurringView(job.name(), job.type().name(), job.type().queue(), job.schedule().describe(),
-                        job.missedSlots(), row == null ? null : row.lastSlot(), row == null ? null : row.lastJobId(),
-                        row == null ? 0 : row.skipped(), next, row == null ? null : row.pausedAt(),
-                        row == null ? null : row.lastAction()));
-            }
-            return out;
-        });
-    }
+    List<RecurringView> list();
 
     /**
      * Pauses a recurring job across the fleet: its slots pass as skipped until it is resumed (a
@@ -136,87 +29,20 @@ public final class RecurringJobs {
      * @throws java.util.NoSuchElementException if no recurring job has that name
      * @throws IllegalStateException on the previous release's schema (migrate first)
      */
-    public boolean pause(String name, String actor, String reason) {
-        return act(name, "paused", actor, reason);
-    }
+    boolean pause(String name, String actor, String reason);
 
     /**
      * Resumes a paused recurring job from its next slot (the slots that passed while paused are not
      * run). Records who and why. False if it was not paused.
      */
-    public boolean resume(String name, String actor, String reason) {
-        return act(name, "resumed", actor, reason);
-    }
+    boolean resume(String name, String actor, String reason);
 
     /**
      * Enqueues a run of a recurring job now, as if a slot fell now (its payload for this instant),
      * beside its schedule, which goes on unchanged; paused or not. Records who and why. Returns the job's id.
      */
-    public long runNow(String name, String actor, String reason) {
-        RecurringJob<?> job = declaredNamed(name);
-        ManualAction.validate(actor, reason);
-        Instant now = store.clock().localNow();
-        Instant sqlNow = store.clock().sqlNow();
-        long id = store.inTransaction(c -> {
-            EnqueueResult r = enqueue(c, job, now);
-            ensureRow(c, job, now, sqlNow);
-            if (table.pausable(c)) {
-                table.act(c, name, "ran_now", actor, reason, sqlNow);
-            }
-            return r.jobId();
-        });
-        log.info("recurring job {} run now by {} (job {}): {}", name, actor, id, reason);
-        return id;
-    }
+    long runNow(String name, String actor, String reason);
 
-    private boolean act(String name, String action, String actor, String reason) {
-        RecurringJob<?> job = declaredNamed(name);
-        ManualAction.validate(actor, reason);
-        Instant now = store.clock().localNow();
-        Instant sqlNow = store.clock().sqlNow();
-        boolean changed = store.inTransaction(c -> {
-            if (!table.pausable(c)) {
-                throw new IllegalStateException("pausing a recurring job needs this release's schema (cv_recurring."
-                        + "paused_at): run the migrations first");
-            }
-            ensureRow(c, job, now, sqlNow);
-            return table.act(c, name, action, actor, reason, sqlNow);
-        });
-        if (changed) {
-            log.info("recurring job {} {} by {}: {}", name, action, actor, reason);
-        }
-        return changed;
-    }
-
-    /** A job never decided has no row yet: its row starts at its latest slot, which is not run. */
-    private void ensureRow(Connection c, RecurringJob<?> job, Instant now, Instant sqlNow) throws SQLException {
-        if (table.get(c, job.name()) == null) {
-            Instant slot = job.schedule().latestAtOrBefore(now);
-            table.insertFirst(c, job.name(), slot != null ? slot : now, sqlNow);
-        }
-    }
-
-    private RecurringJob<?> declaredNamed(String name) {
-        return jobs.stream().filter(j -> j.name().equals(name)).findFirst().orElseThrow(
-                () -> new java.util.NoSuchElementException("There is no recurring job named '" + name + "'."));
-    }
-
-    public Optional<RecurringView> view(String name) {
-        return list().stream().filter(v -> v.name().equals(name)).findFirst();
-    }
-
-    private static Instant maxOf(Instant a, Instant b) {
-        return b == null || a.isAfter(b) ? a : b;
-    }
-
-    /** Validates that names are unique; called when the engine is built. */
-    public static void checkNames(List<RecurringJob<?>> jobs) {
-        Map<String, Boolean> seen = new java.util.HashMap<>();
-        for (RecurringJob<?> j : jobs) {
-            if (seen.put(j.name(), Boolean.TRUE) != null) {
-                throw new IllegalArgumentException("two recurring jobs are named '" + j.name()
-                        + "': give one another name with withName()");
-            }
-        }
-    }
+    /** What an operator sees of one recurring job, by name. */
+    Optional<RecurringView> view(String name);
 }

@@ -1,182 +1,47 @@
 package dev.converge.token;
 
-import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
-import dev.converge.lease.LeaseLost;
-import dev.converge.ledger.AmbiguousOutcome;
-import dev.converge.ledger.ClaimHeld;
-import dev.converge.ledger.LeafRejected;
-import dev.converge.ledger.OutcomeUnknown;
-import dev.converge.queue.JobCancelledException;
-import dev.converge.queue.Delivery;
-import dev.converge.queue.NonRetryableException;
-import dev.converge.queue.internal.EngineRuntime;
-import dev.converge.store.TransactionGuard;
-import dev.converge.store.internal.Dialect;
-import dev.converge.token.internal.TokenStore;
+import java.sql.Connection;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Pools of single-use tokens (R11). A token has an owner for its whole life: a delivery checks it
  * out, marks its use as started, performs the operation it permits once, and spends it; on a
  * definitive failure it gives it back. Every step is fenced by the delivery's lease, so a stale
  * worker cannot spend, or give back, a token that is no longer its own. Obtained from
- * {@code engine.tokens()}.
+ * {@code engine.tokens()}; a step uses a token through {@code ctx.tokens()} ({@link StepTokens}).
  */
-public final class Tokens {
-    private static final Logger log = LoggerFactory.getLogger(Tokens.class);
-
-    /** The payload of the job that settles one abandoned, used token. */
-    public record TokenRef(long tokenId) {
-    }
-
-    public static final String RESOLVE_KIND = "converge.token.resolve";
-
-    private static final int REAP_PAGE = 200;
-    private static final int REAP_PAGES_PER_PASS = 10;
-
-    private final EngineRuntime rt;
-    private final java.util.concurrent.atomic.AtomicLong reapCursor = new java.util.concurrent.atomic.AtomicLong();
-    private final TokenStore store;
-    private final Flows flows;
-    private final java.util.Map<String, TokenLookup> lookups = new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue;
-    private final dev.converge.queue.JobType<TokenRef> resolveType;
-
-    Tokens(EngineRuntime rt, Flows flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
-            String systemQueue) {
-        this.rt = rt;
-        this.store = new TokenStore(Dialect.forUrl(rt.store().config().url()));
-        this.flows = flows;
-        this.enqueue = enqueue;
-        this.resolveType = resolveType(systemQueue);
-    }
-
-    public static dev.converge.queue.JobType<TokenRef> resolveType(String queue) {
-        return dev.converge.queue.JobType.of(RESOLVE_KIND, TokenRef.class).withQueue(queue)
-                .withRetry(dev.converge.queue.RetryPolicy.attempts(10).backoff(Duration.ofSeconds(1))
-                        .cappedAt(Duration.ofMinutes(1)));
-    }
+public interface Tokens {
 
     /** How the reaper asks the leaf whether a token of this pool was used. */
-    public void resolveWith(String pool, TokenLookup lookup) {
-        lookups.put(pool, lookup);
-    }
-
-    private Instant now() {
-        return rt.store().clock().sqlNow();
-    }
+    void resolveWith(String pool, TokenLookup lookup);
 
     /** Adds a token to a pool, bound to a subject (or null for any); false if the pool already has it. */
-    public boolean add(String pool, String token, String subject) {
-        validate(pool, token);
-        return rt.store().withConnection(c -> store.add(c, pool, token, subject, now()));
-    }
+    boolean add(String pool, String token, String subject);
 
     /** Adds a token in the caller's transaction (e.g. with the row it permits something for). */
-    public boolean add(java.sql.Connection callerTransaction, String pool, String token, String subject) {
-        validate(pool, token);
-        try {
-            return store.add(callerTransaction, pool, token, subject, now());
-        } catch (java.sql.SQLException e) {
-            throw new dev.converge.store.StoreException("adding a token failed", e);
-        }
-    }
+    boolean add(Connection callerTransaction, String pool, String token, String subject);
 
-    private static void validate(String pool, String token) {
-        if (pool == null || pool.isBlank() || pool.length() > 200 || token == null || token.isBlank()
-                || token.length() > 500) {
-            throw new IllegalArgumentException("token pool (1-200) and value (1-500 characters) are required");
-        }
-    }
-
-    public Optional<Token> forSubject(String pool, String subject) {
-        return rt.store().withConnection(c -> store.bySubject(c, pool, subject));
-    }
+    /** The token of a pool bound to a subject, if there is one. */
+    Optional<Token> forSubject(String pool, String subject);
 
     /** Tokens of a pool by state, plus {@code used_unspent}: checked out, use started, not spent. */
-    public Map<String, Long> counts(String pool) {
-        return rt.store().withConnection(c -> store.counts(c, pool));
-    }
+    Map<String, Long> counts(String pool);
 
-    public List<Token> all(String pool) {
-        return rt.store().withConnection(c -> store.all(c, pool));
-    }
+    /** Every token of a pool. */
+    List<Token> all(String pool);
 
     /** Returns tokens checked out but never used by deliveries that ended; returns how many. */
-    public int returnAbandoned(Duration olderThan) {
-        return rt.store().withConnection(c -> store.returnAbandoned(c, olderThan.toMillis(), now()));
-    }
+    int returnAbandoned(Duration olderThan);
 
     /**
      * The reaper's pass: returns unused tokens of ended owners, and schedules the settling of used
      * ones (their pool's lookup says whether the use happened: spent if so, given back if not).
      * Returns how many tokens it acted on.
      */
-    public int reap(Duration olderThan) {
-        int n = returnAbandoned(olderThan);
-        // a page at a time from where the last pass stopped: tokens of pools without a lookup stay
-        // used and unspent, and must not hide the ones behind them
-        for (int page = 0; page < REAP_PAGES_PER_PASS; page++) {
-            long after = reapCursor.get();
-            List<Token> stale = rt.store().withConnection(c ->
-                    store.staleUsed(c, olderThan.toMillis(), after, REAP_PAGE, now()));
-            for (Token t : stale) {
-                if (lookups.containsKey(t.pool())) {
-                    enqueue.apply(dev.converge.queue.Job.of(resolveType, new TokenRef(t.id()))
-                            .uniqueKey("token:resolve:" + t.id() + ":" + t.usedAt().toEpochMilli()));
-                    n++;
-                }
-            }
-            if (stale.size() < REAP_PAGE) {
-                reapCursor.set(0); // reached the end: the next pass starts over
-                break;
-            }
-            reapCursor.set(stale.get(stale.size() - 1).id());
-        }
-        return n;
-    }
-
-    /** The handler of the settling job: take the token over, then let the leaf decide. */
-    public void onResolve(TokenRef ref, Delivery ctx) {
-        // refused before the token is taken over: settling it means asking the leaf (R12)
-        TransactionGuard.assertNoTransaction("settling token " + ref.tokenId());
-        Optional<Token> found = rt.store().withConnection(c -> store.byId(c, ref.tokenId()));
-        if (found.isEmpty() || found.get().state() != TokenState.CHECKED_OUT || found.get().usedAt() == null
-                || ownerAlive(found.get())) {
-            return;
-        }
-        Token t = found.get();
-        TokenLookup lookup = lookups.get(t.pool());
-        if (lookup == null) {
-            return;
-        }
-        String owner = rt.nodeId() + "/job-" + ctx.jobId();
-        if (!rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()))) {
-            return; // someone else moved it meanwhile
-        }
-        TransactionGuard.assertNoTransaction("lookup of pool " + t.pool());
-        Optional<Boolean> used = lookup.wasUsed(t.value());
-        if (used.isEmpty()) {
-            log.warn("token {} of pool {}: its use may have happened and the leaf cannot tell; left for a person",
-                    t.id(), t.pool());
-            return;
-        }
-        boolean settled = rt.store().withConnection(c -> used.get()
-                ? store.markUsing(c, t.id(), ctx.lease(), now()) && store.spend(c, t.id(), ctx.lease(), now())
-                : store.giveBack(c, t.id(), ctx.lease(), now()));
-        if (!settled) {
-            throw new LeaseLost(ctx.lease(), "settling token " + t.id() + " was refused");
-        }
-        log.info("token {} of pool {}: its abandoned use {}; {}", t.id(), t.pool(),
-                used.get() ? "did happen" : "did not happen", used.get() ? "spent" : "given back");
-    }
+    int reap(Duration olderThan);
 
     /**
      * A person settles a token whose use is unknown (checked out, its use started, its owner gone
@@ -186,150 +51,8 @@ public final class Tokens {
      *
      * @return true if this call settled it; false if its use is not unknown (or its owner still runs)
      */
-    public boolean settle(long tokenId, boolean used, String actor, String reason) {
-        dev.converge.flow.ManualAction.validate(actor, reason);
-        Token t = rt.store().withConnection(c -> store.byId(c, tokenId))
-                .orElseThrow(() -> new java.util.NoSuchElementException("no token " + tokenId));
-        if (t.state() != TokenState.CHECKED_OUT || t.usedAt() == null) {
-            return false;
-        }
-        boolean won = rt.store().withConnection(c -> store.settle(c, t, used, now()));
-        if (won) {
-            log.info("token {} of pool {} settled by {}: {}; {}", t.id(), t.pool(), actor,
-                    used ? "its use happened, spent" : "its use did not happen, available again", reason);
-        }
-        return won;
-    }
+    boolean settle(long tokenId, boolean used, String actor, String reason);
 
-    public Optional<Token> get(long tokenId) {
-        return rt.store().withConnection(c -> store.byId(c, tokenId));
-    }
-
-    /**
-     * Uses the subject's token of the pool for the operation, at most once. Returns the
-     * operation's result, or {@code alreadySpent} if an earlier delivery spent it.
-     */
-    public <T> TokenUse<T> useOnce(Delivery ctx, String pool, String subject, TokenOperation<T> op) {
-        TransactionGuard.assertNoTransaction("token operation " + op.name());
-        Token t = acquire(ctx, pool, subject, op);
-        if (t.state() == TokenState.SPENT) {
-            return new TokenUse<>(true, null, t);
-        }
-        if (ctx.cancelled()) {
-            rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
-            throw new JobCancelledException("cancelled before " + op.name() + " (R7); token given back");
-        }
-        ctx.checkLease();
-        if (!rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now()))) {
-            throw new LeaseLost(ctx.lease(), "marking the use of token " + t.id() + " was refused");
-        }
-        T result;
-        try {
-            result = op.use(t.value(), ctx::checkLease);
-        } catch (LeafRejected r) {
-            rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
-            if (r.isTransient()) {
-                throw r;
-            }
-            throw new NonRetryableException(r.getMessage(), r);
-        } catch (AmbiguousOutcome a) {
-            if (op.canTellIfUsed()) {
-                throw a; // the next attempt asks the leaf before it uses the token again
-            }
-            throw unknown(ctx, op, a);
-        }
-        rt.crashPlan().reached(CrashPoint.AFTER_TOKEN_USE, ctx.lease());
-        Optional<Token> spent = rt.store().withConnection(c -> store.spendReturning(c, t.id(), ctx.lease(), now()));
-        if (spent.isEmpty()) {
-            log.warn("token {} of pool {} was used by {} but spending it was refused: this delivery lost its lease",
-                    t.id(), pool, op.name());
-            throw new LeaseLost(ctx.lease(), "spending token " + t.id() + " was refused");
-        }
-        return new TokenUse<>(false, result, spent.get());
-    }
-
-    /** Checks the token out to this delivery, or finds it spent; resolves one left by a dead owner. */
-    private <T> Token acquire(Delivery ctx, String pool, String subject, TokenOperation<T> op) {
-        for (int round = 0; round < 5; round++) {
-            Optional<Token> found = rt.store().withConnection(c -> {
-                if (subject != null) {
-                    return store.bySubject(c, pool, subject);
-                }
-                // without a subject, a retry comes back to the token an earlier delivery of this job
-                // checked out or spent (its use may have happened): never a second one
-                Optional<Token> earlier = store.ofJob(c, pool, ctx.jobId());
-                return earlier.isPresent() ? earlier : store.firstAvailable(c, pool);
-            });
-            if (found.isEmpty()) {
-                throw new NonRetryableException("no token in pool '" + pool + "'" + (subject == null ? "" : " for " + subject)
-                        + ": the operation is not permitted");
-            }
-            Token t = found.get();
-            if (t.state() == TokenState.SPENT) {
-                return t;
-            }
-            ctx.checkLease();
-            String owner = rt.nodeId() + "/job-" + ctx.jobId();
-            boolean got;
-            if (t.state() == TokenState.AVAILABLE) {
-                // the checkout returns the token as it wrote it: no read after it
-                Optional<Token> mine = rt.store().withConnection(c -> store.checkoutReturning(c, t.id(), owner, ctx.lease(),
-                        now()));
-                if (mine.isPresent()) {
-                    return mine.get();
-                }
-                got = false;
-            } else if (mine(t, ctx)) {
-                return t;
-            } else if (ownerAlive(t)) {
-                throw new ClaimHeld("token " + t.id() + " of pool " + pool + " is in use by job " + t.ownerJobId());
-            } else if (t.usedAt() == null) {
-                Optional<Token> mine = rt.store().withConnection(c -> store.takeOverReturning(c, t, owner, ctx.lease(),
-                        now()));
-                if (mine.isPresent()) {
-                    return mine.get();
-                }
-                got = false;
-            } else {
-                TransactionGuard.assertNoTransaction("lookup of " + op.name());
-                Optional<Boolean> used = op.wasUsed(t.value());
-                if (used.isEmpty()) {
-                    throw unknown(ctx, op, null);
-                }
-                got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
-                if (got && used.get()) {
-                    // the dead owner's use did happen: record it instead of repeating it
-                    rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now())
-                            && store.spend(c, t.id(), ctx.lease(), now()));
-                    log.info("token {} of pool {}: an earlier delivery's {} did happen; spent without repeating it",
-                            t.id(), pool, op.name());
-                    return store(t.id());
-                }
-            }
-            if (got) {
-                return store(t.id());
-            }
-            ctx.verifyLease();
-        }
-        throw new ClaimHeld("token of pool " + pool + " is contended; trying again later");
-    }
-
-    private Token store(long id) {
-        return rt.store().withConnection(c -> store.byId(c, id)).orElseThrow();
-    }
-
-    private static boolean mine(Token t, Delivery ctx) {
-        return t.ownerJobId() != null && t.ownerJobId() == ctx.jobId() && t.ownerEpoch() != null
-                && t.ownerEpoch() == ctx.lease().epoch();
-    }
-
-    private boolean ownerAlive(Token t) {
-        return rt.store().withConnection(c -> store.ownerAlive(c, t, now()));
-    }
-
-    private OutcomeUnknown unknown(Delivery ctx, TokenOperation<?> op, Throwable cause) {
-        String msg = op.name() + " may or may not have happened and the leaf cannot tell; not repeated: a person must check";
-        ctx.flowId().ifPresent(f -> flows.flagAttention(f, msg));
-        return new OutcomeUnknown(msg, cause);
-    }
+    /** A token by id. */
+    Optional<Token> get(long tokenId);
 }

@@ -92,7 +92,7 @@ final class EmbeddedApp implements AutoCloseable {
                     if (p.step().equals("ship")) {
                         throw new IllegalStateException("no courier takes this parcel");
                     }
-                    self[0].flows().compensateWith(ctx, Job.of(UNDO, new Order("undo " + p.step())));
+                    ctx.flows().compensateWith(Job.of(UNDO, new Order("undo " + p.step())));
                 })
                 .handle(UNDO, (p, ctx) -> undone.add(p.step()))
                 .handle(NIGHTLY, (o, ctx) -> nightlyRuns.incrementAndGet())

@@ -2,7 +2,6 @@ package dev.converge.claim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import dev.converge.testkit.ChildJvm;
 import dev.converge.testkit.ScratchDatabase;
@@ -46,7 +45,7 @@ class ClaimsAcrossProcessesTest {
             assertThat(a.linesStartingWith("WON ")).as("both processes won some").isNotEmpty();
             assertThat(b.linesStartingWith("WON ")).as("both processes won some").isNotEmpty();
 
-            Claims claims = Wiring.construct(Claims.class, store, "checker");
+            Claims claims = new dev.converge.claim.internal.ClaimService(store, "checker");
             winners.forEach((key, who) -> assertThat(claims.holder(key).orElseThrow().owner()).isEqualTo(who.get(0)));
             assertThat(a.quit(WAIT)).isZero();
             assertThat(b.quit(WAIT)).isZero();

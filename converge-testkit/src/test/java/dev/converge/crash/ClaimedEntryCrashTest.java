@@ -34,7 +34,7 @@ class ClaimedEntryCrashTest {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
                 .rescue(Duration.ofMillis(100)).crashPlan(new CrashInjector(at, 1)).resource(leaf)
-                .handle(MAKE, (p, ctx) -> self[0].ledger().ensure(ctx, leaf, p.key(), Map.of())));
+                .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(leaf, p.key(), Map.of())));
         Converge engine = self[0];
         long flow = engine.flows().start(Flow.of("make", "site-1").step(Job.of(MAKE, new Make("k-1")))).flowId();
         await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state().isTerminal());

@@ -75,7 +75,7 @@ class KeyReplayTest {
         self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
                 .rescue(Duration.ofMillis(100)).reaper(Duration.ofMillis(200), Duration.ofMillis(300))
                 .crashPlan(new CrashInjector(CrashPoint.AFTER_LEAF_ANSWER, 1)).resource(type)
-                .handle(MAKE, (p, ctx) -> self[0].ledger().ensure(ctx, type, p.key(), p.subject(), PARAMS)));
+                .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(type, p.key(), p.subject(), PARAMS)));
         return self[0];
     }
 

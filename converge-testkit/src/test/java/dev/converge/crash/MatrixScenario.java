@@ -195,12 +195,12 @@ final class MatrixScenario {
                         resources.create(new CreateRequest(s.id(), Ledger.defaultTagFor(s.id()), null, Map.of()));
                         ctx.reached(CrashPoint.AFTER_LEAF_ANSWER);
                     } else {
-                        self[0].ledger().ensure(ctx, resources, s.id(), s.id(), Map.of());
+                        ctx.ledger().ensure(resources, s.id(), s.id(), Map.of());
                     }
                 })
                 .handle(PLAIN, (s, ctx) -> {
                     // what a user writes for a step the ledger does not cover: register the undo, check, act
-                    self[0].flows().compensateWith(ctx, Job.of(UNDO_PLAIN, s));
+                    ctx.flows().compensateWith(Job.of(UNDO_PLAIN, s));
                     if (ctx.cancelled()) {
                         return;
                     }
@@ -213,7 +213,7 @@ final class MatrixScenario {
                     }
                 })
                 .handle(UNDO_PLAIN, (s, ctx) -> plain.find(PLAIN_KEY).ifPresent(plain::delete))
-                .handle(WELCOME, (s, ctx) -> self[0].tokens().useOnce(ctx, "welcome",
+                .handle(WELCOME, (s, ctx) -> ctx.tokens().useOnce("welcome",
                         c.poolBySubject() ? s.id() : null, mail))
                 .handle(FAIL, (s, ctx) -> {
                     throw new NonRetryableException("the matrix's failing step");

@@ -57,7 +57,7 @@ final class ThreeStepFlow implements CrashScenario {
                 .lease(Duration.ofMillis(1000)).heartbeat(Duration.ofMillis(250)).rescue(Duration.ofMillis(100))
                 .poll(Duration.ofMillis(50)).resource(repos).resource(licenses)
                 .compensationRetry(fast())
-                .handle(REPO, (s, ctx) -> self[0].ledger().ensure(ctx, repos, s.id(), Map.of()))
+                .handle(REPO, (s, ctx) -> ctx.ledger().ensure(repos, s.id(), Map.of()))
                 .handle(LICENSE, (s, ctx) -> {
                     if (naive) {
                         var made = licenses.create(new dev.converge.ledger.CreateRequest(s.id() + ".example",
@@ -65,12 +65,12 @@ final class ThreeStepFlow implements CrashScenario {
                         ctx.reached(CrashPoint.AFTER_LEAF_ANSWER);
                         naiveRecord.put(s.id(), made.leafId());
                     } else {
-                        self[0].ledger().ensure(ctx, licenses, s.id() + ".example", Map.of());
+                        ctx.ledger().ensure(licenses, s.id() + ".example", Map.of());
                     }
                 })
-                .handle(WELCOME, (s, ctx) -> self[0].tokens().useOnce(ctx, "welcome", s.id(), mail))
+                .handle(WELCOME, (s, ctx) -> ctx.tokens().useOnce("welcome", s.id(), mail))
                 .handle(TEARDOWN, (s, ctx) -> {
-                    if (!self[0].ledger().teardownSubject(ctx, s.id())) {
+                    if (!ctx.ledger().teardownSubject(s.id())) {
                         return; // asked to come back later
                     }
                     String naiveId = naiveRecord.remove(s.id());

@@ -37,7 +37,7 @@ class CompensationDeadlineTest {
             Converge[] self = new Converge[1];
             self[0] = h.engine(b -> b.queue("default", 2).watchdog(Duration.ofMillis(100)).compensationDeadlineAtLeast(Duration.ofSeconds(1))
                     .handle(HANGS, (p, ctx) -> {
-                        self[0].flows().compensateWith(ctx, Job.of(UNDO, p));
+                        ctx.flows().compensateWith(Job.of(UNDO, p));
                         started.countDown();
                         hung.await(); // a leaf call that never answers; the heartbeat keeps the lease
                     })

@@ -42,10 +42,10 @@ class CompensationRaceTest {
                     started.countDown();
                     go.await();
                     log.add("do:" + p.name());
-                    self[0].flows().compensateWith(ctx, Job.of(UNDO, p));
+                    ctx.flows().compensateWith(Job.of(UNDO, p));
                 })
                 .handle(REGISTER_THEN_ACT, (p, ctx) -> {
-                    self[0].flows().compensateWith(ctx, Job.of(UNDO, p));
+                    ctx.flows().compensateWith(Job.of(UNDO, p));
                     started.countDown();
                     go.await();
                     log.add("do:" + p.name());

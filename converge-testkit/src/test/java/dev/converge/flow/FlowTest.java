@@ -36,7 +36,7 @@ class FlowTest {
                         throw new NonRetryableException("step " + p.name() + " failed");
                     }
                     log.add("do:" + p.name());
-                    ctx.flowId().ifPresent(id -> engine.flows().compensateWith(ctx, Job.of(UNDO, p)));
+                    ctx.flowId().ifPresent(id -> ctx.flows().compensateWith(Job.of(UNDO, p)));
                 })
                 .handle(UNDO, (p, ctx) -> {
                     if (p.name().equals(undoThatFails)) {

@@ -58,7 +58,7 @@ class ManualHandTest {
                         throw new NonRetryableException("step email failed");
                     }
                     log.add(p.subject() + ":do:" + p.name());
-                    engine.flows().compensateWith(ctx, Job.of(UNDO, p));
+                    ctx.flows().compensateWith(Job.of(UNDO, p));
                 })
                 .handle(UNDO, (p, ctx) -> {
                     if (p.name().equals("deploy") && !leafFixed.get()) {

@@ -40,7 +40,7 @@ class RetriedCompensationTest {
                     .compensationDeadlineAtLeast(Duration.ofSeconds(2))
                     .compensationRetry(RetryPolicy.attempts(5).backoff(Duration.ofSeconds(3)).jitter(0))
                     .handle(CHARGE, (p, ctx) -> {
-                        self[0].flows().compensateWith(ctx, Job.of(REFUND, p));
+                        ctx.flows().compensateWith(Job.of(REFUND, p));
                         throw new NonRetryableException("card declined after the hold");
                     })
                     .handle(REFUND, (p, ctx) -> {
@@ -78,7 +78,7 @@ class RetriedCompensationTest {
             self[0] = h.engine(b -> b.queue("default", 4).watchdog(Duration.ofMillis(100))
                     .compensationDeadlineAtLeast(Duration.ofSeconds(2))
                     .handle(CHARGE, (p, ctx) -> {
-                        self[0].flows().compensateWith(ctx, Job.of(REFUND, p));
+                        ctx.flows().compensateWith(Job.of(REFUND, p));
                         throw new NonRetryableException("card declined after the hold");
                     })
                     .handle(REFUND, (p, ctx) -> {

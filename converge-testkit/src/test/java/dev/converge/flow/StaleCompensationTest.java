@@ -37,7 +37,7 @@ class StaleCompensationTest {
             Converge[] self = new Converge[1];
             self[0] = h.engine(b -> b.queue("default", 2)
                     .handle(STEP, (p, ctx) -> {
-                        self[0].flows().compensateWith(ctx, Job.of(UNDO, p));
+                        ctx.flows().compensateWith(Job.of(UNDO, p));
                         throw new NonRetryableException("the leaf refused " + p.name());
                     })
                     .handle(UNDO, (p, ctx) -> {

@@ -45,7 +45,7 @@ class TerminalFailureRaceTest {
             Converge[] self = new Converge[1];
             Converge engine = h.engine(b -> b.queue("default", flows + 4)
                     .handle(STEP, (p, ctx) -> {
-                        self[0].flows().compensateWith(ctx, Job.of(UNDO, p));
+                        ctx.flows().compensateWith(Job.of(UNDO, p));
                         stepsStarted.get().countDown();
                         go.get().await();
                         Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(40)); // spread the races
@@ -98,7 +98,7 @@ class TerminalFailureRaceTest {
             try {
                 both.await();
                 for (int round = 0; round < 60 && watchdogWins[0] < flows; round++) {
-                    watchdogWins[0] += engine.flows().failOverdue(5);
+                    watchdogWins[0] += dev.converge.EngineInternals.flows(engine).failOverdue(5);
                     Thread.sleep(1);
                 }
             } catch (Exception e) {

@@ -90,7 +90,7 @@ class ClaimHeldWaitTest {
             Converge[] self = new Converge[1];
             self[0] = h.engine(b -> b.queue("default", 2).resource(slow).handle(MAKE, (p, ctx) -> {
                 try {
-                    self[0].ledger().ensure(ctx, slow, p.key(), p.subject(), Map.of());
+                    ctx.ledger().ensure(slow, p.key(), p.subject(), Map.of());
                 } catch (ClaimHeld e) {
                     held.incrementAndGet();
                     throw e;

@@ -50,7 +50,7 @@ class ClaimInEndedFlowTest {
                         started.countDown();
                         flowEnded.await();
                         try {
-                            self[0].ledger().ensure(ctx, repos, p.key(), "subject-" + p.key(), Map.of());
+                            ctx.ledger().ensure(repos, p.key(), "subject-" + p.key(), Map.of());
                         } catch (RuntimeException e) {
                             thrown.set(e);
                             throw e;

@@ -46,7 +46,7 @@ class ClaimRaceTest {
                     .handle(MAKE, (p, ctx) -> {
                         ready.countDown();
                         ready.await(5, TimeUnit.SECONDS); // all claim together (a retry passes straight through)
-                        self[0].ledger().ensure(ctx, repos, p.key(), "one-subject", Map.of());
+                        ctx.ledger().ensure(repos, p.key(), "one-subject", Map.of());
                     }));
             Converge engine = self[0];
             List<Long> flows = new ArrayList<>();

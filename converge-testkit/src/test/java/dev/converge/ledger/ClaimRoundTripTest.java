@@ -55,7 +55,7 @@ class ClaimRoundTripTest {
                         RECORDING.set(mine);
                         try {
                             // the subject named, so that the flow's subject (read once per flow) is not counted
-                            self[0].ledger().ensure(ctx, repos, p.key(), "subject-" + p.key(), Map.of());
+                            ctx.ledger().ensure(repos, p.key(), "subject-" + p.key(), Map.of());
                         } finally {
                             RECORDING.remove();
                             sent.put(p.key(), mine);

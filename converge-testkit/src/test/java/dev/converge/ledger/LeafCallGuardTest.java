@@ -19,7 +19,7 @@ import dev.converge.testkit.leaf.CountingLeaf;
 import dev.converge.testkit.leaf.CountingLeaf.Fault;
 import dev.converge.token.TokenOperation;
 import dev.converge.token.TokenState;
-import dev.converge.token.Tokens.TokenRef;
+import dev.converge.token.internal.TokenService.TokenRef;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +100,7 @@ class LeafCallGuardTest {
     Converge engine(Harness h, BiConsumer<Converge, JobContext> body, Consumer<Converge.Builder> more) {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> more.accept(b.queue("default", 1).resource(spy)
-                .handle(MAKE, (p, ctx) -> self[0].ledger().ensure(ctx, spy, p.key(), p.subject(), Map.of()))
+                .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(spy, p.key(), p.subject(), Map.of()))
                 .handle(IN_TX, (p, ctx) -> {
                     try {
                         self[0].store().inTransaction(c -> {
@@ -146,7 +146,7 @@ class LeafCallGuardTest {
     @Test
     void teardownDoesNotLookUpTheLeafInsideATransaction() {
         try (Harness h = new Harness("h2")) {
-            Converge engine = engine(h, (e, ctx) -> e.ledger().teardownSubject(ctx, "s-site-1"));
+            Converge engine = engine(h, (e, ctx) -> ctx.ledger().teardownSubject("s-site-1"));
             uncertainEntry(engine, spy, "site-1");
             int findsBefore = spy.finds.get();
             assertThat(run(engine, Job.of(IN_TX, new Work("teardown")))).isEqualTo(JobState.FAILED);
@@ -163,7 +163,7 @@ class LeafCallGuardTest {
             AtomicReference<Long> entryId = new AtomicReference<>();
             ResourceTypes types = new ResourceTypes();
             types.register(spy);
-            Converge engine = engine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), e.flows(), types, "default",
+            Converge engine = engine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), dev.converge.EngineInternals.flows(e), types, "default",
                     j -> e.enqueue(j).jobId()).onResolve(new EntryRef(entryId.get()), ctx));
             entryId.set(uncertainEntry(engine, spy, "site-2").id());
             int findsBefore = spy.finds.get();
@@ -198,8 +198,8 @@ class LeafCallGuardTest {
         try (Harness h = new Harness("h2")) {
             AtomicReference<Long> tokenId = new AtomicReference<>();
             Converge[] self = new Converge[1];
-            self[0] = engine(h, (e, ctx) -> e.tokens().onResolve(new TokenRef(tokenId.get()), ctx),
-                    b -> b.handle(send, (p, ctx) -> self[0].tokens().useOnce(ctx, "welcome", "site-1", timesOut)));
+            self[0] = engine(h, (e, ctx) -> dev.converge.EngineInternals.tokens(e).onResolve(new TokenRef(tokenId.get()), ctx),
+                    b -> b.handle(send, (p, ctx) -> ctx.tokens().useOnce("welcome", "site-1", timesOut)));
             Converge engine = self[0];
             engine.tokens().resolveWith("welcome", token -> {
                 asked.incrementAndGet();
@@ -226,8 +226,8 @@ class LeafCallGuardTest {
 
     Converge keyedEngine(Harness h, BiConsumer<Converge, JobContext> body) {
         Converge[] self = new Converge[1];
-        self[0] = engine(h, body, b -> b.resource(keyed).handle(MAKE_KEYED, (p, ctx) -> self[0].ledger()
-                .ensure(ctx, keyed, p.key(), p.subject(), Map.of("plan", "gold"))));
+        self[0] = engine(h, body, b -> b.resource(keyed).handle(MAKE_KEYED, (p, ctx) -> ctx.ledger()
+                .ensure(keyed, p.key(), p.subject(), Map.of("plan", "gold"))));
         return self[0];
     }
 
@@ -244,7 +244,7 @@ class LeafCallGuardTest {
     @Test
     void teardownDoesNotResendAKeyedCreateInsideATransaction() {
         try (Harness h = new Harness("h2")) {
-            Converge engine = keyedEngine(h, (e, ctx) -> e.ledger().teardownSubject(ctx, "s-lic-1"));
+            Converge engine = keyedEngine(h, (e, ctx) -> ctx.ledger().teardownSubject("s-lic-1"));
             uncertainKeyedEntry(engine, "lic-1");
             assertThat(run(engine, Job.of(IN_TX, new Work("teardown")))).isEqualTo(JobState.FAILED);
             assertThat(error.get()).isInstanceOf(TransactionHeldAcrossCall.class).hasMessageContaining("R12");
@@ -260,7 +260,7 @@ class LeafCallGuardTest {
             AtomicReference<Long> entryId = new AtomicReference<>();
             ResourceTypes types = new ResourceTypes();
             types.register(keyed);
-            Converge engine = keyedEngine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), e.flows(), types, "default",
+            Converge engine = keyedEngine(h, (e, ctx) -> new LedgerEngine(dev.converge.EngineInternals.runtime(e), dev.converge.EngineInternals.flows(e), types, "default",
                     j -> e.enqueue(j).jobId()).onResolve(new EntryRef(entryId.get()), ctx));
             entryId.set(uncertainKeyedEntry(engine, "lic-2").id());
             assertThat(run(engine, Job.of(IN_TX, new Work("resolve")))).isEqualTo(JobState.FAILED);

@@ -31,7 +31,7 @@ class LeafCallSafetyTest {
         AtomicInteger calls = new AtomicInteger();
         try (Harness h = new Harness("h2")) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 1).handle(CALL, (p, ctx) -> self[0].ledger().call(ctx,
+            self[0] = h.engine(b -> b.queue("default", 1).handle(CALL, (p, ctx) -> ctx.ledger().call(
                     new LeafCall<String>() {
                         @Override
                         public String name() {
@@ -71,7 +71,7 @@ class LeafCallSafetyTest {
     void createsAndTokenUsesMustGoThroughTheLedgerOrTheTokenPool(RepetitionSafety safety) {
         try (Harness h = new Harness("h2")) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 1).handle(CALL, (p, ctx) -> self[0].ledger().call(ctx,
+            self[0] = h.engine(b -> b.queue("default", 1).handle(CALL, (p, ctx) -> ctx.ledger().call(
                     new LeafCall<String>() {
                         @Override
                         public String name() {

@@ -41,7 +41,7 @@ class LedgerTest {
         self[0] = h.engine(b -> b.queue("default", 4).resource(repos).resource(licenses).resource(mailings)
                 .handle(MAKE, (p, ctx) -> {
                     try {
-                        self[0].ledger().ensure(ctx, leaves.get(p.kind()), p.key(), p.subject(), Map.of());
+                        ctx.ledger().ensure(leaves.get(p.kind()), p.key(), p.subject(), Map.of());
                     } catch (RuntimeException e) {
                         lastError.set(e);
                         throw e;
@@ -207,7 +207,7 @@ class LedgerTest {
             JobType<Make> inTx = JobType.of("ledger-test.in-tx", Make.class).withRetry(RetryPolicy.never());
             self[0] = h.engine(b -> b.queue("default", 1).resource(repos).handle(inTx, (p, ctx) -> {
                 try {
-                    self[0].store().inTransaction(c -> self[0].ledger().ensure(ctx, repos, p.key(), p.subject(), Map.of()));
+                    self[0].store().inTransaction(c -> ctx.ledger().ensure(repos, p.key(), p.subject(), Map.of()));
                 } catch (RuntimeException e) {
                     lastError.set(e);
                     throw e;

@@ -110,7 +110,7 @@ class StaleWorkerTest {
                             }
                         }
                     })
-                    .handle(MAKE, (p, ctx) -> a[0].ledger().ensure(ctx, repos, p.key(), "s", Map.of())));
+                    .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(repos, p.key(), "s", Map.of())));
             long jobId = a[0].enqueue(Job.of(MAKE, new Make("site-x"))).jobId();
             assertThat(paused.await(20, TimeUnit.SECONDS)).isTrue();
             // node A's one slot is held by the paused attempt, and it will not beat for an hour
@@ -120,7 +120,7 @@ class StaleWorkerTest {
             Converge[] b = new Converge[1];
             b[0] = h.engine(h.anotherStore(), x -> x.nodeId("node-b").queue("default", 1).resource(repos)
                     .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100))
-                    .handle(MAKE, (p, ctx) -> b[0].ledger().ensure(ctx, repos, p.key(), "s", Map.of())));
+                    .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(repos, p.key(), "s", Map.of())));
             await().atMost(Duration.ofSeconds(20)).until(() -> b[0].job(jobId).orElseThrow().state() == JobState.SUCCEEDED);
             LedgerEntry adopted = b[0].ledger().entry(repos.kind(), "site-x").orElseThrow();
             assertThat(adopted.state()).isEqualTo(LedgerState.CONFIRMED);

@@ -34,10 +34,10 @@ class TeardownAndReaperTest {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> b.queue("default", 4).resource(repos).resource(sites)
                 .handle(MAKE, (p, ctx) -> {
-                    self[0].ledger().ensure(ctx, repos, p.id(), p.id(), Map.of());
-                    self[0].ledger().ensure(ctx, sites, p.id() + ".example", p.id(), Map.of());
+                    ctx.ledger().ensure(repos, p.id(), p.id(), Map.of());
+                    ctx.ledger().ensure(sites, p.id() + ".example", p.id(), Map.of());
                 })
-                .handle(TEARDOWN, (p, ctx) -> self[0].ledger().teardownSubject(ctx, p.id())));
+                .handle(TEARDOWN, (p, ctx) -> ctx.ledger().teardownSubject(p.id())));
         return self[0];
     }
 

@@ -73,14 +73,14 @@ class EngineEventMetricsTest {
                 CountingLeaf type = Map.of(repos.kind(), repos, sites.kind(), sites, mailings.kind(), mailings,
                         reaped.kind(), reaped).get(m.kind());
                 for (int i = 0; i < m.times(); i++) {
-                    self[0].ledger().ensure(ctx, type, m.key(), null, Map.of());
+                    ctx.ledger().ensure(type, m.key(), null, Map.of());
                 }
             };
             self[0] = h.engine(b -> b.metrics(registry).metricsSampling(null).queue("default", 2)
                     .resource(repos).resource(sites).resource(mailings).resource(reaped)
                     .handle(MAKE, make)
-                    .handle(MAKE_ONCE, (m, ctx) -> self[0].ledger().ensure(ctx, reaped, m.key(), "orphan", Map.of()))
-                    .handle(NOTIFY, (p, ctx) -> self[0].ledger().call(ctx, LeafCall.of("em.notify",
+                    .handle(MAKE_ONCE, (m, ctx) -> ctx.ledger().ensure(reaped, m.key(), "orphan", Map.of()))
+                    .handle(NOTIFY, (p, ctx) -> ctx.ledger().call(LeafCall.of("em.notify",
                             RepetitionSafety.NATURALLY_IDEMPOTENT, key -> "sent")))
                     .handle(BREAK, (p, ctx) -> {
                         throw new NonRetryableException("step fails on purpose");
@@ -110,7 +110,7 @@ class EngineEventMetricsTest {
             // e: its deadline passes while its step waits on a queue nobody works: the watchdog fails it
             long e = engine.flows().start(Flow.of("em.provision", "e").step(Job.of(PARKED, "e"))
                     .deadline(Duration.ofMillis(1))).flowId();
-            await().atMost(Duration.ofSeconds(10)).until(() -> engine.flows().failOverdue(100) > 0
+            await().atMost(Duration.ofSeconds(10)).until(() -> dev.converge.EngineInternals.flows(engine).failOverdue(100) > 0
                     || engine.flows().get(e).orElseThrow().state() != FlowState.RUNNING);
             await().atMost(Duration.ofSeconds(30)).until(() -> engine.flows().get(e).orElseThrow().state() == FlowState.FAILED);
             // a job (no flow) dies with its create unrecorded; the reaper finds it at the leaf and confirms it

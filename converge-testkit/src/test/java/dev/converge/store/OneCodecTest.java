@@ -51,7 +51,7 @@ class OneCodecTest {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> b.queue("default", 2).resource(STAMPED)
                 .handle(STEP, (p, ctx) -> seen.add(p))
-                .handle(MAKE, (p, ctx) -> self[0].ledger().ensure(ctx, STAMPED, p.name(), "s-" + p.name(), Map.of())));
+                .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(STAMPED, p.name(), "s-" + p.name(), Map.of())));
         return self[0];
     }
 

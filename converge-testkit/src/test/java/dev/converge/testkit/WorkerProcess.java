@@ -3,7 +3,6 @@ package dev.converge.testkit;
 import dev.converge.Converge;
 import dev.converge.claim.Claims;
 import dev.converge.queue.JobType;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
 import java.io.BufferedReader;
@@ -79,7 +78,7 @@ public final class WorkerProcess {
     }
 
     private static void claim(Store store, String node, int keys, int threads) throws Exception {
-        Claims claims = Wiring.construct(Claims.class, store, node);
+        Claims claims = new dev.converge.claim.internal.ClaimService(store, node);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> racers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

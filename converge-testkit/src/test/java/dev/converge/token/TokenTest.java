@@ -36,7 +36,7 @@ class TokenTest {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> b.queue("default", 2).handle(SEND, (p, ctx) -> {
             try {
-                lastUse.set(self[0].tokens().useOnce(ctx, "welcome", p.subject(), op));
+                lastUse.set(ctx.tokens().useOnce("welcome", p.subject(), op));
             } catch (RuntimeException e) {
                 lastError.set(e);
                 throw e;
@@ -140,7 +140,7 @@ class TokenTest {
                             throw new dev.converge.crash.SimulatedCrash(point);
                         }
                     })
-                    .handle(SEND, (p, ctx) -> self[0].tokens().useOnce(ctx, "welcome", p.subject(), op)));
+                    .handle(SEND, (p, ctx) -> ctx.tokens().useOnce("welcome", p.subject(), op)));
             Converge engine = self[0];
             engine.tokens().resolveWith("welcome", mail::wasUsed);
             engine.tokens().add("welcome", "sent-1", "site-5");
@@ -192,7 +192,7 @@ class TokenTest {
                         throw new dev.converge.crash.SimulatedCrash(point);
                     }
                 })
-                .handle(SEND, (p, ctx) -> self[0].tokens().useOnce(ctx, pool, subject.apply(p), op)));
+                .handle(SEND, (p, ctx) -> ctx.tokens().useOnce(pool, subject.apply(p), op)));
         return self[0];
     }
 

@@ -62,8 +62,8 @@ class FlowTracingTest {
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
             self[0] = h.engine(b -> b.tracing(otel).queue("default", 2).resource(repos)
-                    .handle(REPO, (m, ctx) -> self[0].ledger().ensure(ctx, repos, m.key(), null, Map.of()))
-                    .handle(NOTIFY, (p, ctx) -> self[0].ledger().call(ctx, LeafCall.of("ft.notify",
+                    .handle(REPO, (m, ctx) -> ctx.ledger().ensure(repos, m.key(), null, Map.of()))
+                    .handle(NOTIFY, (p, ctx) -> ctx.ledger().call(LeafCall.of("ft.notify",
                             RepetitionSafety.NATURALLY_IDEMPOTENT, key -> "sent")))
                     .handle(BREAK, (p, ctx) -> {
                         throw new NonRetryableException("step fails on purpose");

@@ -18,14 +18,9 @@ import java.util.List;
  */
 public final class BatchTracker {
     private final BatchStore store;
-    private volatile LinkListener chain;
 
     public BatchTracker(BatchStore store) {
         this.store = store;
-    }
-
-    public void wire(LinkListener chainListener) {
-        this.chain = chainListener;
     }
 
     public BatchStore store() {
@@ -57,47 +52,49 @@ public final class BatchTracker {
         return id;
     }
 
-    /** A job of the batch reached a terminal state (exactly once per job). */
-    public void jobFinished(FinishContext tx, long batchId, JobState state, String error) throws SQLException {
+    /** A job of the batch reached a terminal state (exactly once per job); returns what it means for the batch's chain. */
+    public LinkEnd jobFinished(FinishContext tx, long batchId, JobState state, String error) throws SQLException {
         boolean failed = state == JobState.FAILED;
         store.count(tx.connection(), batchId, state == JobState.SUCCEEDED ? 1 : 0, failed ? 1 : 0,
                 state == JobState.CANCELLED ? 1 : 0);
         BatchRow row = store.get(tx.connection(), batchId);
+        LinkEnd cancelled = LinkEnd.NONE;
         if (failed) {
             if (row.catchJob() != null && store.fireCatch(tx.connection(), batchId)) {
                 tx.enqueue(row.catchJob().toNewJob().withUniqueKey("batch:" + batchId + ":catch"));
             }
             if (!row.progress().allowFailures()) {
-                cancel(tx, batchId, "batch cancelled: a job failed for good: " + firstLine(error));
+                cancelled = cancel(tx, batchId, "batch cancelled: a job failed for good: " + firstLine(error));
                 row = store.get(tx.connection(), batchId);
             }
         }
-        maybeFinish(tx, row);
+        LinkEnd finished = maybeFinish(tx, row);
+        return cancelled != LinkEnd.NONE ? cancelled : finished;
     }
 
     /**
      * Cancels a running batch: jobs not yet started are cancelled now, running ones see it at
-     * their next {@code cancelled()} check. Tells the chain once. False if it was not running.
+     * their next {@code cancelled()} check. Returns, once, the failed link for its chain; nothing if
+     * it was not running (or is no link).
      */
-    public boolean cancel(FinishContext tx, long batchId, String reason) throws SQLException {
+    public LinkEnd cancel(FinishContext tx, long batchId, String reason) throws SQLException {
         if (!store.cancel(tx.connection(), batchId, tx.now())) {
-            return false;
+            return LinkEnd.NONE;
         }
         int n = tx.jobs().cancelAvailableInBatch(tx.connection(), batchId, reason, tx.now());
         if (n > 0) {
             store.count(tx.connection(), batchId, 0, 0, n);
         }
         BatchRow row = store.get(tx.connection(), batchId);
-        if (row.progress().chainId() != null && chain != null) {
-            chain.linkFailed(tx, row.progress().chainId(), row.progress().chainPos(), reason);
-        }
-        maybeFinish(tx, row);
-        return true;
+        maybeFinish(tx, row); // it is cancelled now: this ends it, and tells no chain
+        return row.progress().chainId() == null ? LinkEnd.NONE
+                : new LinkEnd.Failed(row.progress().chainId(), row.progress().chainPos(), reason);
     }
 
     /**
      * Cancels the jobs of an already cancelled batch that are available again: they were running
      * when it was cancelled and then came back (lease expired and rescued, or a retry with backoff).
+     * Its chain ended when it was cancelled, so there is nothing to tell it.
      */
     public void cancelStragglers(FinishContext tx, long batchId, String reason) throws SQLException {
         int n = tx.jobs().cancelAvailableInBatch(tx.connection(), batchId, reason, tx.now());
@@ -107,15 +104,15 @@ public final class BatchTracker {
         }
     }
 
-    private void maybeFinish(FinishContext tx, BatchRow row) throws SQLException {
+    private LinkEnd maybeFinish(FinishContext tx, BatchRow row) throws SQLException {
         var p = row.progress();
         if (p.pending() > 0 || p.finishedAt() != null) {
-            return;
+            return LinkEnd.NONE;
         }
         boolean clean = p.failed() == 0 && p.cancelled() == 0;
         BatchState ifRunning = clean ? BatchState.SUCCEEDED : BatchState.FAILED;
         if (!store.finish(tx.connection(), p.id(), ifRunning, tx.now())) {
-            return;
+            return LinkEnd.NONE;
         }
         boolean wasRunning = p.state() == BatchState.RUNNING;
         if (wasRunning && clean && row.thenJob() != null && store.fireThen(tx.connection(), p.id())) {
@@ -124,14 +121,12 @@ public final class BatchTracker {
         if (row.finallyJob() != null && store.fireFinally(tx.connection(), p.id())) {
             tx.enqueue(row.finallyJob().toNewJob().withUniqueKey("batch:" + p.id() + ":finally"));
         }
-        if (wasRunning && p.chainId() != null && chain != null) {
-            if (clean || p.allowFailures()) {
-                chain.linkSucceeded(tx, p.chainId(), p.chainPos());
-            } else {
-                chain.linkFailed(tx, p.chainId(), p.chainPos(), "batch '" + p.name() + "' ended with "
-                        + p.failed() + " failed and " + p.cancelled() + " cancelled job(s)");
-            }
+        if (!wasRunning || p.chainId() == null) {
+            return LinkEnd.NONE;
         }
+        return clean || p.allowFailures() ? new LinkEnd.Succeeded(p.chainId(), p.chainPos())
+                : new LinkEnd.Failed(p.chainId(), p.chainPos(), "batch '" + p.name() + "' ended with "
+                        + p.failed() + " failed and " + p.cancelled() + " cancelled job(s)");
     }
 
     static String firstLine(String s) {

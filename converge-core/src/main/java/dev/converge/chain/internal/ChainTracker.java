@@ -1,7 +1,6 @@
 package dev.converge.chain.internal;
 
 import dev.converge.batch.internal.BatchTracker;
-import dev.converge.batch.internal.LinkListener;
 import dev.converge.chain.ChainState;
 import dev.converge.chain.internal.ChainStore.ChainRow;
 import dev.converge.queue.JobState;
@@ -10,22 +9,18 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /**
- * Moves chains along as their links end, in the finishing job's transaction. Each move is a
+ * Moves chains along as their links end, in the finishing job's transaction, and says what that
+ * means for the chain's flow ({@link ChainEnd}) instead of telling it. Each move is a
  * conditional update on the chain's position or state, so a link delivered twice starts the
  * next link once, and {@code catch} and {@code finally} run once.
  */
-public final class ChainTracker implements LinkListener {
+public final class ChainTracker {
     private final ChainStore store;
     private final BatchTracker batches;
-    private volatile ChainListener flows;
 
     public ChainTracker(ChainStore store, BatchTracker batches) {
         this.store = store;
         this.batches = batches;
-    }
-
-    public void wire(ChainListener flowListener) {
-        this.flows = flowListener;
     }
 
     public ChainStore store() {
@@ -47,66 +42,61 @@ public final class ChainTracker implements LinkListener {
         }
     }
 
-    /** A job that is itself a link (not inside a batch) reached a terminal state. */
-    public void jobFinished(FinishContext tx, long chainId, int pos, JobState state, String error) throws SQLException {
+    /** A job that is itself a link (not inside a batch) reached a terminal state; returns what it means for the flow. */
+    public ChainEnd jobFinished(FinishContext tx, long chainId, int pos, JobState state, String error) throws SQLException {
         if (state == JobState.SUCCEEDED) {
-            linkSucceeded(tx, chainId, pos);
+            return linkSucceeded(tx, chainId, pos);
         } else if (state == JobState.FAILED) {
-            linkFailed(tx, chainId, pos, "link " + pos + " failed for good: " + firstLine(error));
-        } else {
-            cancel(tx, chainId, "link " + pos + " ended cancelled: " + firstLine(error));
+            return linkFailed(tx, chainId, pos, "link " + pos + " failed for good: " + firstLine(error));
         }
+        return cancel(tx, chainId, "link " + pos + " ended cancelled: " + firstLine(error));
     }
 
-    @Override
-    public void linkSucceeded(FinishContext tx, long chainId, int pos) throws SQLException {
+    /** The link at {@code pos} succeeded: the next one starts, or the chain ends (once) and its flow is told. */
+    public ChainEnd linkSucceeded(FinishContext tx, long chainId, int pos) throws SQLException {
         if (!store.advance(tx.connection(), chainId, pos)) {
-            return;
+            return ChainEnd.NONE;
         }
         ChainRow chain = store.get(tx.connection(), chainId);
         if (pos + 1 < chain.progress().size()) {
             startLink(tx, chain, pos + 1);
-            return;
+            return ChainEnd.NONE;
         }
-        if (store.end(tx.connection(), chainId, ChainState.SUCCEEDED, tx.now())) {
-            fireFinally(tx, chain);
-            if (chain.progress().flowId() != null && flows != null) {
-                flows.chainSucceeded(tx, chain.progress().flowId());
-            }
+        if (!store.end(tx.connection(), chainId, ChainState.SUCCEEDED, tx.now())) {
+            return ChainEnd.NONE;
         }
+        fireFinally(tx, chain);
+        return chain.progress().flowId() == null ? ChainEnd.NONE : new ChainEnd.Succeeded(chain.progress().flowId());
     }
 
-    @Override
-    public void linkFailed(FinishContext tx, long chainId, int pos, String reason) throws SQLException {
+    /** The link at {@code pos} failed: the chain ends failed (once), runs its catch and finally, and its flow is told. */
+    public ChainEnd linkFailed(FinishContext tx, long chainId, int pos, String reason) throws SQLException {
         if (!store.end(tx.connection(), chainId, ChainState.FAILED, tx.now())) {
-            return;
+            return ChainEnd.NONE;
         }
         ChainRow chain = store.get(tx.connection(), chainId);
         if (chain.catchJob() != null && store.fireCatch(tx.connection(), chainId)) {
             tx.enqueue(chain.catchJob().toNewJob().withUniqueKey("chain:" + chainId + ":catch"));
         }
         fireFinally(tx, chain);
-        if (chain.progress().flowId() != null && flows != null) {
-            flows.chainFailed(tx, chain.progress().flowId(), reason);
-        }
+        return chain.progress().flowId() == null ? ChainEnd.NONE
+                : new ChainEnd.Failed(chain.progress().flowId(), reason);
     }
 
     /**
      * Ends a running chain as cancelled and runs {@code finally}. Its flow is told, as of a failed
      * link: a flow whose chain ended can make no more progress, and one without a deadline would
      * otherwise stay running for ever. When the flow is what cancelled the chain (it is failing
-     * already), telling it again changes nothing.
+     * already), it has nothing to be told.
      */
-    public boolean cancel(FinishContext tx, long chainId, String reason) throws SQLException {
+    public ChainEnd cancel(FinishContext tx, long chainId, String reason) throws SQLException {
         if (!store.end(tx.connection(), chainId, ChainState.CANCELLED, tx.now())) {
-            return false;
+            return ChainEnd.NONE;
         }
         ChainRow chain = store.get(tx.connection(), chainId);
         fireFinally(tx, chain);
-        if (chain.progress().flowId() != null && flows != null) {
-            flows.chainFailed(tx, chain.progress().flowId(), reason);
-        }
-        return true;
+        return chain.progress().flowId() == null ? ChainEnd.NONE
+                : new ChainEnd.Failed(chain.progress().flowId(), reason);
     }
 
     private void fireFinally(FinishContext tx, ChainRow chain) throws SQLException {

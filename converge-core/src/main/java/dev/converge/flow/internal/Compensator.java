@@ -37,15 +37,12 @@ public final class Compensator implements DeliveryHandler<Compensator.Compensate
 
     private final FlowTracker tracker;
     private final RetryPolicy perCompensation;
-    private volatile EngineRuntime runtime;
+    private final EngineRuntime runtime;
 
-    public Compensator(FlowTracker tracker, RetryPolicy perCompensation) {
+    /** {@code rt}: the runtime this compensator's jobs run on (it is registered with it before the node starts). */
+    public Compensator(FlowTracker tracker, RetryPolicy perCompensation, EngineRuntime rt) {
         this.tracker = tracker;
         this.perCompensation = perCompensation;
-    }
-
-    /** The runtime this compensator's jobs run on; built after the compensator is registered. */
-    public void wire(EngineRuntime rt) {
         this.runtime = rt;
     }
 

@@ -330,10 +330,15 @@ public final class FlowStore {
         lockRunningChain.query(c, p, rs -> rs.getLong(1));
     }
 
-    /** The states of a job's batch and flow (either may be null), in one round trip. */
-    public String[] states(Connection c, Long batchId, Long flowId) throws SQLException {
-        return states.queryOne(c, Params.of().bigint("batch_id", batchId).bigint("flow_id", flowId),
-                rs -> new String[] {rs.getString("batch_state"), rs.getString("flow_state")});
+    /**
+     * Whether a job's work was called off: its batch was cancelled, or its flow is no longer
+     * running (either may be null). One round trip for both.
+     */
+    public boolean cancelled(Connection c, Long batchId, Long flowId) throws SQLException {
+        return states.queryOne(c, Params.of().bigint("batch_id", batchId).bigint("flow_id", flowId), rs -> {
+            String flow = rs.getString("flow_state");
+            return "cancelled".equals(rs.getString("batch_state")) || (flow != null && !"running".equals(flow));
+        });
     }
 
     static String truncate(String s) {

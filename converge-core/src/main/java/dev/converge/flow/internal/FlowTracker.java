@@ -2,7 +2,6 @@ package dev.converge.flow.internal;
 
 import dev.converge.batch.internal.BatchTracker;
 import dev.converge.chain.internal.LinkSpec;
-import dev.converge.chain.internal.ChainListener;
 import dev.converge.chain.internal.ChainStore;
 import dev.converge.chain.internal.ChainTracker;
 import dev.converge.flow.Compensation;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * they lost and do nothing. Compensation runs in its own durable job, never in the cancelled
  * context, and the failure is reported only after it.
  */
-public final class FlowTracker implements ChainListener {
+public final class FlowTracker {
     private static final Logger log = LoggerFactory.getLogger(FlowTracker.class);
     /** The built-in job type that runs a failed flow's compensations. */
     public static final String COMPENSATE_KIND = "converge.flow.compensate";
@@ -42,36 +41,29 @@ public final class FlowTracker implements ChainListener {
     private final FlowStore store;
     private final ChainTracker chains;
     private final BatchTracker batches;
-    private volatile String compensateQueue = "default";
-    private volatile long compensationAtLeastMs = java.time.Duration.ofMinutes(5).toMillis();
+    private final dev.converge.queue.internal.EngineObserver events;
+    private final String compensateQueue;
+    private final long compensationAtLeastMs;
 
-    public FlowTracker(FlowStore store, ChainTracker chains, BatchTracker batches) {
+    /**
+     * {@code events}: where flows' moves are reported (metrics), inside the transaction that makes
+     * them (a transaction rolled back after the move, a deadlock victim run again, reports it
+     * twice); {@code compensateQueue}: where compensation jobs run; {@code compensationAtLeast}:
+     * the least time a failed flow's compensation is given before it needs a person.
+     */
+    public FlowTracker(FlowStore store, ChainTracker chains, BatchTracker batches,
+            dev.converge.queue.internal.EngineObserver events, String compensateQueue,
+            java.time.Duration compensationAtLeast) {
         this.store = store;
         this.chains = chains;
         this.batches = batches;
+        this.events = java.util.Objects.requireNonNull(events);
+        this.compensateQueue = compensateQueue;
+        this.compensationAtLeastMs = compensationAtLeast.toMillis();
     }
 
     public FlowStore store() {
         return store;
-    }
-
-    private volatile dev.converge.queue.internal.EngineObserver events = new dev.converge.queue.internal.EngineObserver() {
-    };
-
-    /**
-     * Where flows' moves are reported (metrics). Reported inside the transaction that makes them:
-     * a transaction rolled back after the move (a deadlock victim run again) reports it twice.
-     */
-    public void events(dev.converge.queue.internal.EngineObserver e) {
-        this.events = java.util.Objects.requireNonNull(e);
-    }
-
-    public void compensationAtLeast(java.time.Duration d) {
-        this.compensationAtLeastMs = d.toMillis();
-    }
-
-    public void compensateQueue(String queue) {
-        this.compensateQueue = queue;
     }
 
     /** Creates the flow's chain and starts its first step. */
@@ -83,7 +75,7 @@ public final class FlowTracker implements ChainListener {
         chains.startLink(tx, cs.get(tx.connection(), chainId), 0);
     }
 
-    @Override
+    /** The flow's chain ran every link: the flow succeeded (once) and reports. */
     public void chainSucceeded(FinishContext tx, long flowId) throws SQLException {
         if (store.transition(tx.connection(), flowId, FlowState.RUNNING, FlowState.SUCCEEDED, "every step succeeded",
                 tx.now())) {
@@ -95,7 +87,7 @@ public final class FlowTracker implements ChainListener {
         }
     }
 
-    @Override
+    /** The flow's chain failed or was cancelled: the flow fails (once). */
     public void chainFailed(FinishContext tx, long flowId, String reason) throws SQLException {
         fail(tx, flowId, reason);
     }
@@ -120,6 +112,7 @@ public final class FlowTracker implements ChainListener {
                     tx.now());
         }
         String why = "flow " + flowId + " failed: " + reason;
+        // downwards only: what the chain and batches would tell this flow, it knows (it is failing)
         if (row.view().chainId() != null) {
             chains.cancel(tx, row.view().chainId(), why);
         }

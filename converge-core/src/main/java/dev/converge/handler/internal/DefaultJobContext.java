@@ -1,14 +1,17 @@
 package dev.converge.handler.internal;
 
 import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
+import dev.converge.flow.StepFlows;
+import dev.converge.flow.internal.DeliveryFlows;
 import dev.converge.handler.JobContext;
 import dev.converge.lease.JobLease;
-import dev.converge.ledger.Ledger;
+import dev.converge.ledger.StepLedger;
+import dev.converge.ledger.internal.DeliveryLedger;
 import dev.converge.queue.Delivery;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
-import dev.converge.token.Tokens;
+import dev.converge.token.StepTokens;
+import dev.converge.token.internal.DeliveryTokens;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -78,18 +81,18 @@ final class DefaultJobContext implements JobContext {
     }
 
     @Override
-    public Ledger ledger() {
-        return services.ledger();
+    public StepLedger ledger() {
+        return new DeliveryLedger(services.ledger(), delivery);
     }
 
     @Override
-    public Flows flows() {
-        return services.flows();
+    public StepFlows flows() {
+        return new DeliveryFlows(services.flows(), delivery);
     }
 
     @Override
-    public Tokens tokens() {
-        return services.tokens();
+    public StepTokens tokens() {
+        return new DeliveryTokens(services.tokens(), delivery);
     }
 
     @Override

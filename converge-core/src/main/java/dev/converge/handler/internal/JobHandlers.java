@@ -6,34 +6,21 @@ import dev.converge.queue.internal.DeliveryHandler;
 
 /**
  * Turns an application's {@link JobHandler}s into what the queue runs: each delivery is handed to
- * the handler as a {@code JobContext} carrying the engine's services. The handlers are registered
- * while the engine is being built, before its services exist; the engine wires them once they do.
+ * the handler as a {@code JobContext} whose services are bound to it.
  */
 public final class JobHandlers {
-    private volatile EngineServices services;
-
-    /** Called once the engine's services exist, before any delivery runs. */
-    public void wire(EngineServices s) {
-        this.services = s;
+    private JobHandlers() {
     }
 
-    /** The queue's handler for {@code handler}; equal for the same handler, so registering it twice is harmless. */
-    public <T> DeliveryHandler<T> adapt(JobHandler<T> handler) {
-        return new Adapted<>(handler, this);
+    /** The queue's handler for {@code handler}, over the engine's services. */
+    public static <T> DeliveryHandler<T> adapt(JobHandler<T> handler, EngineServices services) {
+        return new Adapted<>(handler, services);
     }
 
-    private EngineServices services() {
-        EngineServices s = services;
-        if (s == null) {
-            throw new IllegalStateException("the engine's services are not wired yet");
-        }
-        return s;
-    }
-
-    private record Adapted<T>(JobHandler<T> handler, JobHandlers owner) implements DeliveryHandler<T> {
+    private record Adapted<T>(JobHandler<T> handler, EngineServices services) implements DeliveryHandler<T> {
         @Override
         public void handle(T payload, Delivery delivery) throws Exception {
-            handler.handle(payload, new DefaultJobContext(delivery, owner.services()));
+            handler.handle(payload, new DefaultJobContext(delivery, services));
         }
     }
 }

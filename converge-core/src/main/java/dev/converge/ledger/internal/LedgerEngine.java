@@ -2,7 +2,7 @@ package dev.converge.ledger.internal;
 
 import dev.converge.batch.internal.JobSpec;
 import dev.converge.flow.FlowView;
-import dev.converge.flow.Flows;
+import dev.converge.flow.internal.FlowService;
 import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.ClaimHeld;
 import dev.converge.ledger.LeafCall;
@@ -34,8 +34,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
-/** The ledger's machinery behind the public {@link dev.converge.ledger.Ledger} facade. */
-public final class LedgerEngine {
+/** The engine's {@link dev.converge.ledger.Ledger}, and the machinery a step's {@link DeliveryLedger} runs on. */
+public final class LedgerEngine implements dev.converge.ledger.Ledger {
     /** Compensation of one entry of a failed flow: tear it down. */
     public record EntryRef(long entryId) {
     }
@@ -90,7 +90,7 @@ public final class LedgerEngine {
      * For the default installation, without the engine's encoding of jobs: a claim in a flow registers its
      * compensation through the flow, in a transaction of several statements.
      */
-    public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
+    public LedgerEngine(EngineRuntime rt, FlowService flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue) {
         this(rt, flows, types, systemQueue, enqueue, dev.converge.ledger.ResourceTags.defaults(), null);
     }
@@ -99,7 +99,7 @@ public final class LedgerEngine {
      * {@code encoder}: how the engine stores a job, as the flows store their compensations; with it, a claim
      * in a flow writes its compensation in the same statement where the database allows (null: it does not).
      */
-    public LedgerEngine(EngineRuntime rt, Flows flows, ResourceTypes types, String systemQueue,
+    public LedgerEngine(EngineRuntime rt, FlowService flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags, Function<Job<?>, JobSpec> encoder) {
         this.ops = new LedgerOps(rt, new LedgerStore(Dialect.forUrl(rt.store().config().url())), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
@@ -110,7 +110,7 @@ public final class LedgerEngine {
         this.enqueue = enqueue;
     }
 
-    public Flows flows() {
+    public FlowService flows() {
         return ops.flows;
     }
 
@@ -129,8 +129,8 @@ public final class LedgerEngine {
             throw new IllegalArgumentException("natural key must be 1-500 characters");
         }
         String owner = subject != null ? subject : ctx.flowId().flatMap(this::flowSubject)
-                .orElseThrow(() -> new IllegalArgumentException("job " + ctx.jobId()
-                        + " is not part of a flow: name the subject that owns the resource"));
+                .orElseThrow(() -> new NonRetryableException("job " + ctx.jobId() + " is not part of a flow: name the "
+                        + "subject that owns the " + type.kind() + ", ctx.ledger().ensure(type, naturalKey, subject, params)"));
         dev.converge.queue.internal.EngineObserver.Activity a = ops.rt.events().ensure(type.kind(),
                 type.createSafety().sql());
         String[] outcome = new String[1];
@@ -202,6 +202,19 @@ public final class LedgerEngine {
             }
         }
         return true;
+    }
+
+    @Override
+    public boolean settleExists(long entryId, String leafId, String actor, String reason) {
+        if (leafId == null) {
+            throw new IllegalArgumentException("the leaf's id of the resource is required");
+        }
+        return settle(entryId, leafId, actor, reason);
+    }
+
+    @Override
+    public boolean settleAbsent(long entryId, String actor, String reason) {
+        return settle(entryId, null, actor, reason);
     }
 
     /** See {@link dev.converge.ledger.Ledger#settleExists}. */

@@ -1,7 +1,7 @@
 package dev.converge.ledger.internal;
 
 import dev.converge.crash.CrashPoint;
-import dev.converge.flow.Flows;
+import dev.converge.flow.internal.FlowService;
 import dev.converge.lease.LeaseLost;
 import dev.converge.ledger.CreateRequest;
 import dev.converge.ledger.LeafResource;
@@ -21,11 +21,11 @@ import java.util.Optional;
 final class LedgerOps {
     final EngineRuntime rt;
     final LedgerStore store;
-    final Flows flows;
+    final FlowService flows;
     final ResourceTypes types;
     final dev.converge.ledger.ResourceTags tags;
 
-    LedgerOps(EngineRuntime rt, LedgerStore store, Flows flows, ResourceTypes types, dev.converge.ledger.ResourceTags tags) {
+    LedgerOps(EngineRuntime rt, LedgerStore store, FlowService flows, ResourceTypes types, dev.converge.ledger.ResourceTags tags) {
         this.rt = rt;
         this.tags = tags;
         this.store = store;

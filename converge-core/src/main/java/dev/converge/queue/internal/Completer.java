@@ -91,7 +91,7 @@ final class Completer implements AutoCloseable {
     private RuntimeException apply(List<Pending> batch) {
         List<Completion> items = new ArrayList<>(batch.size());
         // decided once here, for the writes and for settling after the commit alike
-        Object[] decisions = new Object[batch.size()];
+        JobStore.Decision[] decisions = new JobStore.Decision[batch.size()];
         for (Pending p : batch) {
             HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
             Completion item = new Completion(p.r().job, p.outcome(),
@@ -197,7 +197,26 @@ final class Completer implements AutoCloseable {
         rt.forget(r);
     }
 
-    private void settle(Pending p, Object decision, boolean applied) {
+    /**
+     * Each retry of a failed attempt at INFO (the attempt, the error's first line, when it runs
+     * again); a release without an error (the handler asked to come back, or shutdown handed the
+     * job back) at DEBUG.
+     */
+    private void logRetry(LeasedJob job, JobStore.Retry retry) {
+        if (retry.error() != null && !retry.refundAttempt()) {
+            if (log.isInfoEnabled()) {
+                log.info("job {} ({}) attempt {} of {} failed, retrying in {} (about {}): {}", job.id(), job.kind(),
+                        job.attempt(), job.maxAttempts(), java.time.Duration.ofMillis(retry.delayMs()),
+                        rt.store.clock().localNow().plusMillis(retry.delayMs()), firstLine(retry.error()));
+            }
+        } else if (log.isDebugEnabled()) {
+            log.debug("job {} ({}) released after attempt {} of {}, runs again in {}{}", job.id(), job.kind(),
+                    job.attempt(), job.maxAttempts(), java.time.Duration.ofMillis(retry.delayMs()),
+                    retry.refundAttempt() ? " (the attempt is not counted)" : "");
+        }
+    }
+
+    private void settle(Pending p, JobStore.Decision decision, boolean applied) {
         RunningJob r = p.r();
         if (!applied) {
             rt.counters.leaseLost.increment();
@@ -216,9 +235,10 @@ final class Completer implements AutoCloseable {
                 } else {
                     rt.counters.cancelled.increment();
                 }
-            } else {
+            } else if (decision instanceof JobStore.Retry retry) {
                 rt.counters.retried.increment();
                 rt.events().settled(r.job, "retried");
+                logRetry(r.job, retry);
             }
         }
         rt.forget(r);

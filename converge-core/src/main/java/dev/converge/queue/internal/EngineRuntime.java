@@ -54,7 +54,8 @@ public final class EngineRuntime {
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
-            Function<Throwable, Duration> waitsBehind) {
+            Function<Throwable, Duration> waitsBehind, EngineObservers events) {
+        this.events = events;
         this.store = store;
         this.jobs = new JobStore(Dialect.forUrl(store.config().url()));
         this.nodeId = nodeId;
@@ -93,7 +94,7 @@ public final class EngineRuntime {
         finisher.handOffTraces(t != null);
     }
 
-    private final EngineObservers events = new EngineObservers();
+    private final EngineObservers events;
 
     /** Adds a listener to what this node does: its deliveries, the ledger, leaf calls, flows (metrics, traces, history). */
     public void observeEngine(EngineObserver o) {

@@ -31,7 +31,7 @@ public final class JobFinisher {
 
     /** Applies the completions; {@code result[i]} is false where the delivery had lost its lease. */
     public boolean[] apply(FinishContext tx, List<Completion> items) throws SQLException {
-        Object[] decisions = new Object[items.size()];
+        JobStore.Decision[] decisions = new JobStore.Decision[items.size()];
         for (int i = 0; i < decisions.length; i++) {
             decisions[i] = decide(items.get(i));
         }
@@ -39,19 +39,18 @@ public final class JobFinisher {
     }
 
     /** As {@link #apply(FinishContext, List)}, with {@code decisions[i] = decide(items.get(i))} already made. */
-    boolean[] apply(FinishContext tx, List<Completion> items, Object[] decisions) throws SQLException {
+    boolean[] apply(FinishContext tx, List<Completion> items, JobStore.Decision[] decisions) throws SQLException {
         JobStore jobs = tx.jobs();
         List<Finish> finishes = new ArrayList<>();
         List<Integer> finishIdx = new ArrayList<>();
         List<Retry> retries = new ArrayList<>();
         List<Integer> retryIdx = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            Object decision = decisions[i];
-            if (decision instanceof Finish f) {
+            if (decisions[i] instanceof Finish f) {
                 finishes.add(f);
                 finishIdx.add(i);
-            } else {
-                retries.add((Retry) decision);
+            } else if (decisions[i] instanceof Retry r) {
+                retries.add(r);
                 retryIdx.add(i);
             }
         }
@@ -112,7 +111,7 @@ public final class JobFinisher {
     }
 
     /** What an outcome means for the row: a terminal {@link Finish} or a {@link Retry}. */
-    static Object decide(Completion item) {
+    static JobStore.Decision decide(Completion item) {
         LeasedJob job = item.job();
         Outcome outcome = item.outcome();
         if (outcome instanceof Outcome.Succeeded) {

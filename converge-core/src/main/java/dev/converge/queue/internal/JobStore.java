@@ -282,8 +282,15 @@ public final class JobStore {
         return lease.leaseIds(c, ids, owner, leaseMs, now);
     }
 
+    /** What a delivery's outcome does to its row: it ends ({@link Finish}) or runs again ({@link Retry}). */
+    public sealed interface Decision permits Finish, Retry {
+        JobLease lease();
+
+        String error();
+    }
+
     /** A terminal outcome for a running job, fenced by its lease. */
-    public record Finish(JobLease lease, JobState state, String error) {
+    public record Finish(JobLease lease, JobState state, String error) implements Decision {
         public Finish {
             if (!state.isTerminal()) {
                 throw new IllegalArgumentException("not a terminal state: " + state);
@@ -296,7 +303,7 @@ public final class JobStore {
      * {@code refundAttempt}: the delivery never started the handler (shutdown), so it does not
      * count as an attempt.
      */
-    public record Retry(JobLease lease, long delayMs, String error, boolean refundAttempt) {
+    public record Retry(JobLease lease, long delayMs, String error, boolean refundAttempt) implements Decision {
     }
 
     /** Applies terminal outcomes; {@code result[i]} is true where the lease still held and the row changed. */

@@ -105,9 +105,9 @@ public final class FlowBench {
                     if (guarded) {
                         b.handle(type, (ref, ctx) -> {
                             String subject = subject(ref.flow());
-                            ctx.ledger().ensure(ctx, types[step], subject, Map.of());
+                            ctx.ledger().ensure(types[step], subject, Map.of());
                             if (last) {
-                                ctx.tokens().useOnce(ctx, POOL, subject, seats.activation());
+                                ctx.tokens().useOnce(POOL, subject, seats.activation());
                             }
                         });
                     } else {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.claim.Claim;
 import dev.converge.claim.Claims;
-import dev.converge.queue.internal.Wiring;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.Test;
 public interface ClaimContract extends HasFixture {
 
     private Claims claims() {
-        return Wiring.construct(Claims.class, fixture().store(), "contract-node");
+        return new dev.converge.claim.internal.ClaimService(fixture().store(), "contract-node");
     }
 
     @Test

@@ -112,7 +112,7 @@ public final class SiteSteps {
 
     void createResource(ResourceStep step, JobContext ctx) {
         Site site = site(step.siteId());
-        ctx.ledger().ensure(ctx, resources.get(step.kind()), resources.naturalKey(step.kind(), site.subdomain()),
+        ctx.ledger().ensure(resources.get(step.kind()), resources.naturalKey(step.kind(), site.subdomain()),
                 site.subject(), Map.of());
     }
 
@@ -122,7 +122,7 @@ public final class SiteSteps {
         LedgerEntry hosting = ctx.ledger().entry(SiteResources.HOSTING, key)
                 .filter(e -> e.state() == LedgerState.CONFIRMED)
                 .orElseThrow(() -> new NonRetryableException("no confirmed hosting site for " + key));
-        ctx.ledger().call(ctx, LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT, idempotencyKey -> {
+        ctx.ledger().call(LeafCall.of("deploy", RepetitionSafety.NATURALLY_IDEMPOTENT, idempotencyKey -> {
             resources.deploy(hosting.leafId());
             return null;
         }));
@@ -139,7 +139,7 @@ public final class SiteSteps {
             return;
         }
         Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
-        ctx.tokens().useOnce(ctx, SiteJobs.WELCOME_POOL, site.subject(), SiteMail.welcome(mailer, config.mailLookup(),
+        ctx.tokens().useOnce(SiteJobs.WELCOME_POOL, site.subject(), SiteMail.welcome(mailer, config.mailLookup(),
                 lead.email(), Long.toString(site.id()), site.subdomain(), receipts.expectedUrl(site.subdomain())));
     }
 
@@ -191,7 +191,7 @@ public final class SiteSteps {
         }
         Lead lead = leads.get(site.tenantId(), site.leadId()).orElseThrow();
         String account = receipts.of(site).accountUrl();
-        ctx.tokens().useOnce(ctx, SiteJobs.REMINDER_POOL, site.subject(), SiteMail.trialReminder(mailer,
+        ctx.tokens().useOnce(SiteJobs.REMINDER_POOL, site.subject(), SiteMail.trialReminder(mailer,
                 config.mailLookup(), lead.email(), Long.toString(site.id()), site.subdomain(),
                 receipts.expectedUrl(site.subdomain()),
                 site.trialEndsAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString(), account));
@@ -251,7 +251,7 @@ public final class SiteSteps {
                 return;
             }
         }
-        if (!ctx.ledger().teardownSubject(ctx, site.subject())) {
+        if (!ctx.ledger().teardownSubject(site.subject())) {
             return; // a create is still in flight: come back when it settled
         }
         List<LedgerEntry> left = ctx.ledger().entriesOfSubject(site.subject()).stream()

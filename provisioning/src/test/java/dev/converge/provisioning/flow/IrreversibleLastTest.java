@@ -99,7 +99,7 @@ class IrreversibleLastTest {
                     }
                     return null;
                 });
-                service.engine().flows().failOverdue(10);
+                service.engine().flows().fail(site.provisionFlowId(), "deadline passed"); // as the watchdog does
             }
     }
 

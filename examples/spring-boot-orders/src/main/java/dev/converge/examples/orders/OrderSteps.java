@@ -32,7 +32,7 @@ public class OrderSteps {
     TypedJobHandler<OrderRef> charge(Orders orders, ResourceType chargeType) {
         return TypedJobHandler.of(OrderJobs.CHARGE, (ref, ctx) -> {
             Order o = order(orders, ref);
-            ctx.ledger().ensure(ctx, chargeType, OrderJobs.subject(o.id()), Map.of("amount_cents", o.amountCents()));
+            ctx.ledger().ensure(chargeType, OrderJobs.subject(o.id()), Map.of("amount_cents", o.amountCents()));
         });
     }
 
@@ -40,7 +40,7 @@ public class OrderSteps {
     TypedJobHandler<OrderRef> crmContact(Orders orders, ResourceType contactType) {
         return TypedJobHandler.of(OrderJobs.CRM_CONTACT, (ref, ctx) -> {
             Order o = order(orders, ref);
-            ctx.ledger().ensure(ctx, contactType, OrderJobs.subject(o.id()), Map.of("email", o.email()));
+            ctx.ledger().ensure(contactType, OrderJobs.subject(o.id()), Map.of("email", o.email()));
         });
     }
 

@@ -1,5 +1,6 @@
-package dev.converge.recurring;
+package dev.converge.recurring.internal;
 
+import dev.converge.recurring.RecurringView;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.internal.SchemaProbe;
