@@ -15,9 +15,6 @@ import org.junit.jupiter.api.Test;
 
 /** The README's "Use it as a library", plain Java, as written there, so the page cannot drift from the engine. */
 class ReadmeLibraryExampleTest {
-    record Welcome(String email) {
-    }
-
     final List<String> sent = new CopyOnWriteArrayList<>();
 
     void send(String email) {
@@ -30,7 +27,10 @@ class ReadmeLibraryExampleTest {
         h2.setURL("jdbc:h2:mem:readme;DB_CLOSE_DELAY=-1");
         DataSource dataSource = h2;
         ReadmeLibraryExampleTest mailer = this;
+        Connection connection = dataSource.getConnection();
+        connection.setAutoCommit(false);
 
+        record Welcome(String email) {}
         JobType<Welcome> WELCOME = JobType.of("welcome", Welcome.class);
 
         Store store = Store.of(dataSource);     // your pool: Converge never closes it
@@ -41,11 +41,9 @@ class ReadmeLibraryExampleTest {
                 .build().start();
 
         engine.enqueue(WELCOME, new Welcome("ada@example.com"));              // a unit of work of its own
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            engine.enqueue(connection, Job.of(WELCOME, new Welcome("ada@...")));  // or inside your transaction
-            connection.commit();
-        }
+        engine.enqueue(connection, Job.of(WELCOME, new Welcome("ada@...")));  // or inside your transaction
+        connection.commit();
+        connection.close();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (sent.size() < 2 && System.nanoTime() < deadline) {

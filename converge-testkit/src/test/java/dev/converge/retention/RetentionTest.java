@@ -6,7 +6,6 @@ import dev.converge.Converge;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
-import dev.converge.queue.internal.Wiring;
 import dev.converge.store.Store;
 import dev.converge.testkit.SettableClock;
 import java.sql.Connection;
@@ -19,11 +18,29 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Retention on H2 and PostgreSQL: old finished rows go in bounded batches; live and referenced rows stay. */
 class RetentionTest {
+
+    /** docs/operations.md's snippet, as written there: the ages it sets are the engine's. */
+    @Test
+    void theOperationsPageSetsTheAges() {
+        try (Store store = Store.open(dev.converge.store.StoreConfig.newBuilder()
+                .url("jdbc:h2:mem:retention-page;DB_CLOSE_DELAY=-1").build())) {
+            Converge engine = Converge.builder(store)
+                    .retention(RetentionPolicy.defaults().failedAfter(Duration.ofDays(30)).flowsAfter(Duration.ofDays(90)))
+                    // or .noRetention() to keep everything
+                    .build();
+            RetentionPolicy policy = engine.retention().orElseThrow().policy();
+            assertThat(policy.ageOf("failed")).isEqualTo(Duration.ofDays(30));
+            assertThat(policy.flows()).isEqualTo(Duration.ofDays(90));
+            engine.close();
+        }
+    }
+
     static final Instant NOW = Instant.parse("2026-06-01T12:00:00Z");
     static final RetentionPolicy POLICY = RetentionPolicy.defaults().batchSize(100).maxBatchesPerRound(4);
 
@@ -192,7 +209,7 @@ class RetentionTest {
                 return null;
             });
             long jobsBefore = count(s, "cv_job");
-            Retention retention = Wiring.construct(Retention.class, s, POLICY);
+            Retention retention = new dev.converge.retention.internal.RetentionService(s, POLICY);
 
             RetentionReport first = retention.round();
             System.out.printf("[retention %s] round 1: %s%n", kind, first);

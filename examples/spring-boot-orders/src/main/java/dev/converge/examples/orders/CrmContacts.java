@@ -28,15 +28,17 @@ public class CrmContacts {
     }
 
     public ResourceType contacts() {
-        return ResourceType.named(KIND)
+        return ResourceType.named(KIND)                        // "crm.contact"
+                // the CRM keeps one contact per external_ref: a repeat is refused, so the ledger looks first
                 .createdBy(RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, req -> contact(http.post("/contacts",
                         Map.of("external_ref", req.naturalKey(), "email", req.params().get("email"), "tag", req.tag()), null)))
                 .findBy(ref -> Optional.ofNullable(http.get("/contacts?external_ref="
                         + URLEncoder.encode(ref, StandardCharsets.UTF_8))).map(CrmContacts::contact))
-                .deletedBy(contact -> http.delete("/contacts/" + contact.leafId()))
+                .deletedBy(contact -> http.delete("/contacts/" + contact.leafId()))   // 404 counts as deleted
                 .build();
     }
 
+    // strict parsing (R4): an answer the driver cannot read is ambiguous, never a guess
     private static LeafResource contact(JsonNode c) throws AmbiguousOutcome {
         if (!c.hasNonNull("id") || !c.hasNonNull("external_ref")) {
             throw new AmbiguousOutcome("crm", "a contact answer without an id or reference");
