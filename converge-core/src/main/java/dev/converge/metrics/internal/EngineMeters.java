@@ -1,19 +1,22 @@
 package dev.converge.metrics.internal;
 
 import dev.converge.metrics.ConvergeMetrics;
-
 import dev.converge.queue.internal.EngineObserver;
+import dev.converge.queue.internal.HandlerRegistry;
+import dev.converge.queue.internal.LeasedJob;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The engine's counters beyond deliveries: ledger outcomes, teardowns, the reaper, leaf calls,
- * flows, compensations and the watchdog (docs/operations.md lists them). Counted on the node
- * where they happen.
+ * The engine's event meters, its one metrics listener: deliveries (enqueued, wait, run, completed,
+ * retried, rescued), ledger outcomes, teardowns, the reaper, leaf calls, flows, compensations and
+ * the watchdog (docs/operations.md lists them), counted on the node where they happen; the gauges
+ * are {@link MicrometerBinding}'s.
  */
 final class EngineMeters implements EngineObserver {
     private final MeterRegistry registry;
@@ -25,14 +28,65 @@ final class EngineMeters implements EngineObserver {
     }
 
     private void count(String name, String description, double n, String... tags) {
-        counters.computeIfAbsent(name + '\u0000' + String.join("\u0000", tags),
-                k -> Counter.builder(name).description(description).tags(tags).register(registry)).increment(n);
+        counter(name, description, tags).increment(n);
+    }
+
+    private Counter counter(String name, String description, String... tags) {
+        return counters.computeIfAbsent(name + '\u0000' + String.join("\u0000", tags),
+                k -> Counter.builder(name).description(description).tags(tags).register(registry));
     }
 
     private Timer timer(String name, String description, String... tags) {
+        return timer(name, description, ConvergeMetrics.TIMER_BUCKETS, tags);
+    }
+
+    private Timer timer(String name, String description, Duration[] buckets, String... tags) {
         return timers.computeIfAbsent(name + '\u0000' + String.join("\u0000", tags),
                 k -> Timer.builder(name).description(description).tags(tags)
-                        .serviceLevelObjectives(ConvergeMetrics.TIMER_BUCKETS).register(registry));
+                        .serviceLevelObjectives(buckets).register(registry));
+    }
+
+    /** The buckets of the time a job waited in its queue. */
+    static final Duration[] WAIT_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1),
+            Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofMinutes(10)};
+    private static final String ENQUEUED = "jobs enqueued through this node";
+    private static final String RETRIED = "deliveries that failed and put their job back for another attempt";
+    private static final String COMPLETED = "jobs this node completed: succeeded, failed for good or cancelled";
+    private static final String RUN = "handler run time of each delivery";
+    private static final String WAIT = "time from a job being due to its handler starting, per queue";
+    private static final String RESCUED = "expired leases this node put back or failed";
+
+    @Override
+    public void enqueued(String queue, String kind) {
+        counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind).increment();
+    }
+
+    @Override
+    public void started(LeasedJob job, long waitedMillis) {
+        timer("converge.jobs.wait", WAIT, WAIT_BUCKETS, "queue", job.queue())
+                .record(waitedMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void ran(LeasedJob job, long nanos) {
+        timer("converge.jobs.run", RUN, "queue", job.queue(), "type", job.kind()).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void settled(LeasedJob job, String outcome) {
+        switch (outcome) {
+            case "retried" -> counter("converge.jobs.retried", RETRIED, "queue", job.queue(), "type", job.kind()).increment();
+            case "lease_lost" -> {
+                // counted by converge.leases.lost: the job did not complete here
+            }
+            default -> counter("converge.jobs.completed", COMPLETED, "queue", job.queue(), "type", job.kind(),
+                    "outcome", outcome).increment();
+        }
+    }
+
+    @Override
+    public void rescued(int n) {
+        counter("converge.leases.rescued", RESCUED).increment(n);
     }
 
     /**
@@ -40,7 +94,22 @@ final class EngineMeters implements EngineObserver {
      * closed sets, and per resource type those of a create that worked. A family is then in the
      * first scrape, and an alert on it has a series to read before anything happened.
      */
-    void declare(java.util.Collection<dev.converge.ledger.ResourceType> resources) {
+    void declare(HandlerRegistry handlers, java.util.Collection<dev.converge.ledger.ResourceType> resources) {
+        java.util.Set<String> queues = new java.util.TreeSet<>();
+        for (String kind : handlers.handledKinds()) {
+            String queue = handlers.get(kind).type().queue();
+            queues.add(queue);
+            counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind);
+            counter("converge.jobs.retried", RETRIED, "queue", queue, "type", kind);
+            for (String outcome : new String[] {"succeeded", "failed", "cancelled"}) {
+                counter("converge.jobs.completed", COMPLETED, "queue", queue, "type", kind, "outcome", outcome);
+            }
+            timer("converge.jobs.run", RUN, "queue", queue, "type", kind);
+        }
+        for (String queue : queues) {
+            timer("converge.jobs.wait", WAIT, WAIT_BUCKETS, "queue", queue);
+        }
+        counter("converge.leases.rescued", RESCUED);
         count("converge.reaper.scheduled", "stale ledger entries the reaper scheduled for resolution", 0);
         count("converge.flows.started", "flows started through this node", 0);
         count("converge.flows.failed", "flows that failed and began compensating", 0);

@@ -7,8 +7,6 @@ import dev.converge.retention.Retention;
 import dev.converge.ledger.LedgerState;
 import dev.converge.ledger.ResourceType;
 import dev.converge.queue.internal.HandlerRegistry;
-import dev.converge.queue.internal.LeasedJob;
-import dev.converge.queue.internal.EngineObserver;
 import dev.converge.retention.RetentionReport;
 import dev.converge.store.Store;
 import io.micrometer.core.instrument.Counter;
@@ -16,7 +14,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -45,16 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class MicrometerBinding implements ConvergeMetrics {
     private static final Logger log = LoggerFactory.getLogger(ConvergeMetrics.class);
-    /** The buckets of the time a job waited in its queue. */
-    static final Duration[] WAIT_BUCKETS = {Duration.ofMillis(10), Duration.ofMillis(100), Duration.ofSeconds(1),
-            Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofMinutes(10)};
 
     private final MeterRegistry registry;
     private final Store store;
     private final Supplier<Map<String, Long>> unhandled;
     private final Map<String, AtomicLong> sampled = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sampler;
 
     /**
@@ -90,8 +83,7 @@ public final class MicrometerBinding implements ConvergeMetrics {
         }
         declare(runtime.registry(), resources);
         EngineMeters events = new EngineMeters(registry);
-        events.declare(resources);
-        runtime.observeEngine(new Observer());
+        events.declare(runtime.registry(), resources);
         runtime.observeEngine(events);
         retention.ifPresent(r -> r.onRound(this::retained));
         if (sampleEvery == null) {
@@ -106,11 +98,6 @@ public final class MicrometerBinding implements ConvergeMetrics {
         }
     }
 
-    private static final String ENQUEUED = "jobs enqueued through this node";
-    private static final String RETRIED = "deliveries that failed and put their job back for another attempt";
-    private static final String COMPLETED = "jobs this node completed: succeeded, failed for good or cancelled";
-    private static final String RUN = "handler run time of each delivery";
-    private static final String WAIT = "time from a job being due to its handler starting, per queue";
     private static final String DEPTH = "jobs waiting or running, per queue and state";
     private static final String COMPENSATIONS = "compensations of flows per state (pending: of a flow compensating now)";
     private static final String ENTRIES = "ledger entries per resource type and state";
@@ -121,25 +108,19 @@ public final class MicrometerBinding implements ConvergeMetrics {
     private static final String[] RETAINED = {"cv_job", "cv_batch", "cv_chain", "cv_flow", "cv_flow_event",
             "cv_compensation"};
 
-    /** The series known before the first event, at zero: per handled type and its queue, and the closed sets. */
+    /**
+     * The gauges' series known before the first sample, at zero (per handled type's queue, and the
+     * closed sets), and retention's; the events' series are {@link EngineMeters}'.
+     */
     private void declare(HandlerRegistry handlers, Collection<ResourceType> resources) {
         Set<String> queues = new java.util.TreeSet<>();
         for (String kind : handlers.handledKinds()) {
-            String queue = handlers.get(kind).type().queue();
-            queues.add(queue);
-            counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind);
-            counter("converge.jobs.retried", RETRIED, "queue", queue, "type", kind);
-            for (String outcome : new String[] {"succeeded", "failed", "cancelled"}) {
-                counter("converge.jobs.completed", COMPLETED, "queue", queue, "type", kind, "outcome", outcome);
-            }
-            timer("converge.jobs.run", RUN, TIMER_BUCKETS, "queue", queue, "type", kind);
+            queues.add(handlers.get(kind).type().queue());
         }
         for (String queue : queues) {
-            timer("converge.jobs.wait", WAIT, WAIT_BUCKETS, "queue", queue);
             gauge("converge.queue.depth", DEPTH, "queue", queue, "state", "available");
             gauge("converge.queue.depth", DEPTH, "queue", queue, "state", "running");
         }
-        counter("converge.leases.rescued", "expired leases this node put back or failed");
         for (String table : RETAINED) {
             counter("converge.retention.deleted", DELETED, "table", table);
         }
@@ -159,47 +140,6 @@ public final class MicrometerBinding implements ConvergeMetrics {
         String key = name + String.join("\u0000", tags);
         return counters.computeIfAbsent(key, k -> Counter.builder(name).description(description).tags(tags)
                 .register(registry));
-    }
-
-    private Timer timer(String name, String description, Duration[] buckets, String... tags) {
-        String key = name + String.join("\u0000", tags);
-        return timers.computeIfAbsent(key, k -> Timer.builder(name).description(description).tags(tags)
-                .serviceLevelObjectives(buckets).register(registry));
-    }
-
-    private final class Observer implements EngineObserver {
-        @Override
-        public void enqueued(String queue, String kind) {
-            counter("converge.jobs.enqueued", ENQUEUED, "queue", queue, "type", kind).increment();
-        }
-
-        @Override
-        public void started(LeasedJob job, long waitedMillis) {
-            timer("converge.jobs.wait", WAIT, WAIT_BUCKETS,
-                    "queue", job.queue()).record(waitedMillis, TimeUnit.MILLISECONDS);
-        }
-
-        @Override
-        public void ran(LeasedJob job, long nanos) {
-            timer("converge.jobs.run", RUN, TIMER_BUCKETS, "queue", job.queue(),
-                    "type", job.kind()).record(nanos, TimeUnit.NANOSECONDS);
-        }
-
-        @Override
-        public void settled(LeasedJob job, String outcome) {
-            switch (outcome) {
-                case "retried" -> counter("converge.jobs.retried", RETRIED, "queue", job.queue(), "type", job.kind()).increment();
-                case "lease_lost" -> {
-                    // counted by converge.leases.lost: the job did not complete here
-                }
-                default -> counter("converge.jobs.completed", COMPLETED, "queue", job.queue(), "type", job.kind(), "outcome", outcome).increment();
-            }
-        }
-
-        @Override
-        public void rescued(int n) {
-            counter("converge.leases.rescued", "expired leases this node put back or failed").increment(n);
-        }
     }
 
     private void retained(RetentionReport r) {

@@ -1,9 +1,9 @@
 package dev.converge.queue.internal;
 
 /**
- * The engine's one listener: told what this node's deliveries do (enqueued, started, ran, settled,
- * rescued) and what the engine does beyond them (ledger, leaf calls, flows, compensation, reaper,
- * watchdog), for metrics, traces and the queue history. Every method has a no-op default; all of an
+ * The engine's one listener: told what this node's deliveries do (enqueued, started, running
+ * around the handler, ran, settled, rescued) and what the engine does beyond them (ledger, leaf calls, flows, compensation, reaper,
+ * watchdog), for the logging context, metrics, traces and the queue history. Every method has a no-op default; all of an
  * engine's listeners are called as one through {@link EngineObservers}. Called on hot paths:
  * implementations must be cheap and must not throw (a throw is logged and ignored). Outcomes are
  * short lower-case words, listed in docs/operations.md.
@@ -15,6 +15,15 @@ public interface EngineObserver {
 
     /** A delivery's handler starts, {@code waitedMillis} after the job became due. */
     default void started(LeasedJob job, long waitedMillis) {
+    }
+
+    /**
+     * A delivery's handler is about to run on this thread: what the listener sets up around it (the
+     * logging context, a current span) it ends in the returned activity, on the same thread, after
+     * the handler returned ({@code ok}) or threw ({@code error}, with what it threw).
+     */
+    default Activity running(LeasedJob job) {
+        return Activity.NONE;
     }
 
     /** A delivery's handler returned (or threw) after {@code nanos}. */

@@ -100,6 +100,53 @@ public final class EngineObservers implements EngineObserver {
     }
 
     @Override
+    public Activity running(LeasedJob job) {
+        // nothing allocated here when a single listener sets something up (the logging context)
+        Activity only = Activity.NONE;
+        Activity[] several = null;
+        int n = 0;
+        for (EngineObserver o : all) {
+            Activity a;
+            try {
+                a = o.running(job);
+            } catch (RuntimeException e) {
+                failed(e);
+                continue;
+            }
+            if (a == null || a == Activity.NONE) {
+                continue;
+            }
+            if (n == 0) {
+                only = a;
+            } else {
+                if (several == null) {
+                    several = new Activity[all.size()];
+                    several[0] = only;
+                }
+                if (n < several.length) {
+                    several[n] = a;
+                }
+            }
+            n++;
+        }
+        if (several == null) {
+            return only;
+        }
+        Activity[] begun = several;
+        int count = Math.min(n, several.length);
+        return (outcome, error) -> {
+            // ended in reverse order: a span opened last (and made current) is closed first
+            for (int i = count - 1; i >= 0; i--) {
+                try {
+                    begun[i].end(outcome, error);
+                } catch (RuntimeException e) {
+                    failed(e);
+                }
+            }
+        };
+    }
+
+    @Override
     public void ran(LeasedJob job, long nanos) {
         for (EngineObserver o : all) {
             try {

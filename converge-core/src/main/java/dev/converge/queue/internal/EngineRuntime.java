@@ -72,6 +72,7 @@ public final class EngineRuntime {
         this.rescuer = new Rescuer(this);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "converge-timeouts"));
         this.history = new HistoryRecorder(store, nodeId);
+        events.add(new DeliveryMdc()); // first: what later listeners log while a handler runs carries the job
         events.add(history);
     }
 
@@ -86,12 +87,9 @@ public final class EngineRuntime {
         return t;
     }
 
-    private volatile DeliveryTracer tracer;
-
-    /** Sets the tracer that opens a span around each delivery's handler (tracing). */
-    public void trace(DeliveryTracer t) {
-        this.tracer = t;
-        finisher.handOffTraces(t != null);
+    /** With tracing on: the jobs that finish hooks insert continue the trace of the job that finished. */
+    public void handOffTraces() {
+        finisher.handOffTraces(true);
     }
 
     private final EngineObservers events;
@@ -239,7 +237,7 @@ public final class EngineRuntime {
                 t.interrupt();
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        DeliveryMdc mdc = DeliveryMdc.put(job);
+        EngineObserver.Activity around = events.running(job);
         long startNanos = System.nanoTime();
         if (!events.isEmpty() && job.runAt() != null) {
             Instant now = store.clock().localNow();
@@ -248,7 +246,6 @@ public final class EngineRuntime {
             Instant due = job.createdAt() != null && job.createdAt().isAfter(job.runAt()) ? job.createdAt() : job.runAt();
             events.started(job, Math.max(0, now.toEpochMilli() - due.toEpochMilli()));
         }
-        DeliveryTracer.Span span = startSpan(job);
         Throwable thrown = null;
         try {
             try {
@@ -290,8 +287,7 @@ public final class EngineRuntime {
             }
             return new Outcome.Failed(describe(e), true);
         } finally {
-            endSpan(span, thrown);
-            mdc.restore();
+            end(around, thrown);
             if (!events.isEmpty()) {
                 events.ran(job, System.nanoTime() - startNanos);
             }
@@ -302,26 +298,11 @@ public final class EngineRuntime {
         }
     }
 
-    private DeliveryTracer.Span startSpan(LeasedJob job) {
-        DeliveryTracer t = tracer;
-        if (t == null) {
-            return null;
-        }
+    private static void end(EngineObserver.Activity around, Throwable thrown) {
         try {
-            return t.start(job);
+            around.end(thrown == null ? "ok" : "error", thrown);
         } catch (RuntimeException e) {
-            log.debug("could not start the span of job {}", job.id(), e);
-            return null;
-        }
-    }
-
-    private static void endSpan(DeliveryTracer.Span span, Throwable thrown) {
-        if (span != null) {
-            try {
-                span.end(thrown);
-            } catch (RuntimeException e) {
-                log.debug("could not end a delivery's span", e);
-            }
+            log.debug("a listener failed to end a delivery", e);
         }
     }
 

@@ -2,11 +2,12 @@ package dev.converge.tracing.internal;
 
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
-import dev.converge.queue.internal.DeliveryTracer;
+import dev.converge.queue.internal.EngineObserver;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.Store;
 import io.opentelemetry.api.OpenTelemetry;
 
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -18,6 +19,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.MDC;
 
 /**
@@ -27,8 +29,15 @@ import org.slf4j.MDC;
  * {@code CONSUMER} span named {@code run <job type>}, child of that context, with the job's
  * attributes, and current on the worker thread so the handler's own spans nest under it. The
  * trace and span ids are in the MDC ({@code trace_id}, {@code span_id}) while the handler runs.
+ *
+ * <p>Inside a delivery it spans what the handler does through the engine: each {@code ensure()}
+ * ({@code ensure <kind>}), each call to a leaf ({@code leaf <operation> <kind>}, a {@code CLIENT}
+ * span), and each flow's start ({@code start flow <type>}, current while the flow's first jobs are
+ * inserted, so they continue its trace). Each is current while it lasts, so an HTTP client's own
+ * spans nest under it, and carries its repetition safety and outcome. All of it is one engine
+ * listener.
  */
-public final class JobTracing implements DeliveryTracer {
+public final class JobTracing implements EngineObserver {
     public static final String INSTRUMENTATION = "dev.converge";
     private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
     private static final TextMapGetter<Map<String, String>> GETTER = new TextMapGetter<>() {
@@ -42,6 +51,10 @@ public final class JobTracing implements DeliveryTracer {
             return carrier == null ? null : carrier.get(key);
         }
     };
+
+    /** Outcomes that are answers, not failures: the span stays unset rather than ERROR. */
+    private static final Set<String> ANSWERS = Set.of("ok", "found", "absent", "created", "adopted", "existing",
+            "started", "held");
 
     private final Tracer tracer;
     private final Store store;
@@ -63,8 +76,8 @@ public final class JobTracing implements DeliveryTracer {
             String current = currentTraceParent();
             return current != null ? current : dev.converge.queue.internal.TraceHandoff.inherited();
         });
-        runtime.trace(new JobTracing(otel.getTracer(INSTRUMENTATION), store, jobs));
-        runtime.observeEngine(new EngineSpans(otel.getTracer(INSTRUMENTATION)));
+        runtime.observeEngine(new JobTracing(otel.getTracer(INSTRUMENTATION), store, jobs));
+        runtime.handOffTraces();
     }
 
     /** The W3C traceparent of the calling thread's current span, or null when there is none. */
@@ -79,7 +92,7 @@ public final class JobTracing implements DeliveryTracer {
     }
 
     @Override
-    public DeliveryTracer.Span start(LeasedJob job) {
+    public Activity running(LeasedJob job) {
         String parent = store.withConnection(c -> jobs.traceParentOf(c, job.id())).orElse(null);
         Context parentContext = parent == null ? Context.root()
                 : W3C.extract(Context.root(), Map.of("traceparent", parent), GETTER);
@@ -101,7 +114,7 @@ public final class JobTracing implements DeliveryTracer {
             MDC.put("trace_id", span.getSpanContext().getTraceId());
             MDC.put("span_id", span.getSpanContext().getSpanId());
         }
-        return error -> {
+        return (outcome, error) -> {
             try {
                 if (error != null) {
                     span.recordException(error);
@@ -117,5 +130,45 @@ public final class JobTracing implements DeliveryTracer {
                 span.end();
             }
         };
+    }
+
+    private Activity open(SpanBuilder builder, String outcomeKey) {
+        io.opentelemetry.api.trace.Span span = builder.startSpan();
+        Scope scope = span.makeCurrent();
+        return (outcome, error) -> {
+            try {
+                span.setAttribute(outcomeKey, outcome);
+                if (error != null || !ANSWERS.contains(outcome)) {
+                    if (error != null) {
+                        span.recordException(error);
+                    }
+                    span.setStatus(StatusCode.ERROR, error != null ? String.valueOf(error.getMessage()) : outcome);
+                }
+            } finally {
+                scope.close();
+                span.end();
+            }
+        };
+    }
+
+    @Override
+    public Activity ensure(String kind, String safety) {
+        return open(tracer.spanBuilder("ensure " + kind).setSpanKind(SpanKind.INTERNAL)
+                .setAttribute("converge.resource.kind", kind)
+                .setAttribute("converge.leaf.safety", safety), "converge.ledger.outcome");
+    }
+
+    @Override
+    public Activity leafCall(String type, String operation, String safety) {
+        return open(tracer.spanBuilder("leaf " + operation + " " + type).setSpanKind(SpanKind.CLIENT)
+                .setAttribute("converge.leaf.kind", type)
+                .setAttribute("converge.leaf.operation", operation)
+                .setAttribute("converge.leaf.safety", safety), "converge.leaf.outcome");
+    }
+
+    @Override
+    public Activity flowStart(String kind) {
+        return open(tracer.spanBuilder("start flow " + kind).setSpanKind(SpanKind.INTERNAL)
+                .setAttribute("converge.flow.type", kind), "converge.flow.outcome");
     }
 }

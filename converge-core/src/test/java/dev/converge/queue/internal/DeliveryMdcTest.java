@@ -26,11 +26,11 @@ class DeliveryMdcTest {
 
     @Test
     void onAnEmptyContextTheDeliveryKeysAreSetAndAllRemovedAfter() {
-        DeliveryMdc m = DeliveryMdc.put(job(null));
+        EngineObserver.Activity m = new DeliveryMdc().running(job(null));
         assertThat(MDC.getCopyOfContextMap()).containsExactlyInAnyOrderEntriesOf(Map.of("job_id", "42",
                 "job_type", "mail.send", "queue", "mail", "attempt", "2"));
         MDC.put("site", "s-1"); // a handler's own key
-        m.restore();
+        m.end("ok", null);
         assertThat(MDC.getCopyOfContextMap()).isNullOrEmpty();
     }
 
@@ -38,20 +38,20 @@ class DeliveryMdcTest {
     void aFlowIdLeftFromTheThreadsContextIsNotShownForAJobOutsideAFlowAndComesBackAfter() {
         MDC.put("flow_id", "7");
         MDC.put("request", "r-9");
-        DeliveryMdc m = DeliveryMdc.put(job(null));
+        EngineObserver.Activity m = new DeliveryMdc().running(job(null));
         assertThat(MDC.get("flow_id")).isNull();
         assertThat(MDC.get("request")).isEqualTo("r-9");
         assertThat(MDC.get("job_id")).isEqualTo("42");
-        m.restore();
+        m.end("ok", null);
         assertThat(MDC.getCopyOfContextMap()).containsExactlyInAnyOrderEntriesOf(Map.of("flow_id", "7", "request", "r-9"));
     }
 
     @Test
     void aJobInAFlowShowsItsFlowIdOverTheThreadsOwn() {
         MDC.put("flow_id", "7");
-        DeliveryMdc m = DeliveryMdc.put(job(99L));
+        EngineObserver.Activity m = new DeliveryMdc().running(job(99L));
         assertThat(MDC.get("flow_id")).isEqualTo("99");
-        m.restore();
+        m.end("ok", null);
         assertThat(MDC.get("flow_id")).isEqualTo("7");
         assertThat(MDC.get("job_id")).isNull();
     }
