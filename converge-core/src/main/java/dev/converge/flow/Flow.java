@@ -6,6 +6,7 @@ import dev.converge.queue.Job;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
@@ -13,40 +14,72 @@ import java.util.regex.Pattern;
  * site 42. There is at most one run per kind and subject: starting it again returns the
  * existing run. On failure the flow compensates (registered compensations, newest first) and
  * only then runs its {@code onFailure} report; a deadline lets the watchdog fail it if it hangs.
+ * Immutable, like {@link Job}: each method returns a new flow. Its steps are added with
+ * {@code then}, as a {@link dev.converge.chain.Chain}'s, and its callbacks are named as a
+ * {@link Batch}'s.
+ *
+ * <pre>{@code
+ * engine.flows().start(Flow.of("order", "order-42").deadline(Duration.ofMinutes(10))
+ *         .then(Job.of(CHARGE, o)).then(Job.of(SHIP, o)).onFailure(Job.of(REPORT, o)));
+ * }</pre>
  */
 public final class Flow {
     private static final Pattern KIND = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,99}");
 
     private final String kind;
     private final String subject;
-    private final List<Step> steps = new ArrayList<>();
-    private Duration deadline;
-    private Job<?> onSuccess;
-    private Job<?> onFailure;
+    private final List<Step> steps;
+    private final Duration deadline;
+    private final Job<?> onSuccess;
+    private final Job<?> onFailure;
 
-    private Flow(String kind, String subject) {
+    private Flow(String kind, String subject, List<Step> steps, Duration deadline, Job<?> onSuccess,
+            Job<?> onFailure) {
+        this.kind = kind;
+        this.subject = subject;
+        this.steps = steps;
+        this.deadline = deadline;
+        this.onSuccess = onSuccess;
+        this.onFailure = onFailure;
+    }
+
+    /** A flow without steps yet; it needs at least one before it starts. */
+    public static Flow of(String kind, String subject) {
         if (kind == null || !KIND.matcher(kind).matches()) {
             throw new IllegalArgumentException("flow kind must be 1-100 characters of letters, digits and ._:- : " + kind);
         }
         if (subject == null || subject.isBlank() || subject.length() > 500) {
             throw new IllegalArgumentException("flow subject must be 1-500 characters");
         }
-        this.kind = kind;
-        this.subject = subject;
+        return new Flow(kind, subject, List.of(), null, null, null);
     }
 
-    public static Flow of(String kind, String subject) {
-        return new Flow(kind, subject);
+    /** This flow with one more step: a job. */
+    public Flow then(Job<?> job) {
+        return then(new Step.OneJob(job));
     }
 
+    /** This flow with one more step: a batch, whose jobs run side by side. */
+    public Flow then(Batch batch) {
+        return then(new Step.AllOf(batch));
+    }
+
+    private Flow then(Step step) {
+        List<Step> all = new ArrayList<>(steps);
+        all.add(Objects.requireNonNull(step));
+        return new Flow(kind, subject, List.copyOf(all), deadline, onSuccess, onFailure);
+    }
+
+    /** @deprecated a flow's steps are added with {@link #then(Job)}, as a chain's. */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Flow step(Job<?> job) {
-        steps.add(new Step.OneJob(job));
-        return this;
+        return then(job);
     }
 
+    /** @deprecated a flow's steps are added with {@link #then(Batch)}, as a chain's. */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Flow step(Batch batch) {
-        steps.add(new Step.AllOf(batch));
-        return this;
+        return then(batch);
     }
 
     /** The flow fails (through the watchdog) if it has not ended this long after it started. */
@@ -54,20 +87,17 @@ public final class Flow {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException("deadline must be positive");
         }
-        this.deadline = d;
-        return this;
+        return new Flow(kind, subject, steps, d, onSuccess, onFailure);
     }
 
     /** Runs once when the flow succeeded. */
     public Flow onSuccess(Job<?> job) {
-        this.onSuccess = job;
-        return this;
+        return new Flow(kind, subject, steps, deadline, job, onFailure);
     }
 
     /** Runs once after a failed flow's compensation ended (reporting: notifications, events). */
     public Flow onFailure(Job<?> job) {
-        this.onFailure = job;
-        return this;
+        return new Flow(kind, subject, steps, deadline, onSuccess, job);
     }
 
     public String kind() {
@@ -80,7 +110,7 @@ public final class Flow {
 
     /** The steps in order, each a job or a batch. */
     public List<Step> steps() {
-        return List.copyOf(steps);
+        return steps;
     }
 
     public Duration deadlineOrNull() {

@@ -20,7 +20,7 @@ class StepTest {
         Batch side = Batch.named("side").add(Job.of(TYPE, "b")).add(Job.of(TYPE, "c"));
         Job<String> last = Job.of(TYPE, "d");
 
-        List<Step> steps = Flow.of("test", "subject-1").step(first).step(side).step(last).steps();
+        List<Step> steps = Flow.of("test", "subject-1").then(first).then(side).then(last).steps();
 
         assertThat(steps).containsExactly(new Step.OneJob(first), new Step.AllOf(side), new Step.OneJob(last));
         assertThat(steps.stream().map(StepTest::describe)).containsExactly("job a", "batch side of 2", "job d");
@@ -38,7 +38,7 @@ class StepTest {
     @Test
     void aStepIsNeverEmpty() {
         assertThatThrownBy(() -> new Step.OneJob(null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> Flow.of("test", "s").step((Batch) null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> Flow.of("test", "s").then((Batch) null)).isInstanceOf(NullPointerException.class);
     }
 
     /** What a user writes over a sealed step: both cases, nothing else to handle. */

@@ -287,7 +287,7 @@ class DashboardBrowserTest {
     void theFlowsListPagesOnToTheOldest() {
         for (int i = 0; i < 55; i++) {
             app.engine.flows().start(dev.converge.flow.Flow.of("paging", "p-" + i)
-                    .step(dev.converge.queue.Job.of(EmbeddedApp.STEP, new EmbeddedApp.Order("noop"))));
+                    .then(dev.converge.queue.Job.of(EmbeddedApp.STEP, new EmbeddedApp.Order("noop"))));
         }
         long total = app.engine.store().withConnection(c -> {
             try (var st = c.createStatement(); var rs = st.executeQuery("SELECT COUNT(*) FROM cv_flow")) {

@@ -128,8 +128,8 @@ final class EmbeddedApp implements AutoCloseable {
 
     /** The order flow: reserve, pack, ship; ship fails, so pack's undo runs, then reserve's. Its id, once failed. */
     long failedFlow(String order) {
-        long id = engine.flows().start(Flow.of("order", order).step(Job.of(STEP, new Order("reserve")))
-                .step(Job.of(STEP, new Order("pack"))).step(Job.of(STEP, new Order("ship")))).flowId();
+        long id = engine.flows().start(Flow.of("order", order).then(Job.of(STEP, new Order("reserve")))
+                .then(Job.of(STEP, new Order("pack"))).then(Job.of(STEP, new Order("ship")))).flowId();
         await().atMost(Duration.ofSeconds(30)).until(() -> engine.flows().get(id).orElseThrow().state().sql().equals("failed"));
         return id;
     }

@@ -60,13 +60,13 @@ class BatchTest {
                         n.sideEffects.incrementAndGet();
                     }));
             self[0] = engine;
-            batchId[0] = engine.batches().dispatch(Batch.named("resources")
+            batchId[0] = engine.batches().start(Batch.named("resources")
                     .add(Job.of(WORK, new Step("slow")))
                     .add(Job.of(WORK, new Step("fails")))
                     .add(Job.of(WORK, new Step("later-1")))
                     .add(Job.of(WORK, new Step("later-2")))
-                    .then(Job.of(THEN, new Step("then"))).catchWith(Job.of(CATCH, new Step("catch")))
-                    .andFinally(Job.of(FINALLY, new Step("finally"))));
+                    .onSuccess(Job.of(THEN, new Step("then"))).onFailure(Job.of(CATCH, new Step("catch")))
+                    .onEnd(Job.of(FINALLY, new Step("finally"))));
 
             await().atMost(Duration.ofSeconds(20)).until(() -> n.fin.get() == 1);
             BatchProgress p = progress(engine, batchId[0]);
@@ -96,12 +96,12 @@ class BatchTest {
             int batches = 20;
             int perBatch = 25;
             for (int i = 0; i < batches; i++) {
-                Batch batch = Batch.named("b" + i).then(Job.of(THEN, new Step("then")))
-                        .andFinally(Job.of(FINALLY, new Step("finally")));
+                Batch batch = Batch.named("b" + i).onSuccess(Job.of(THEN, new Step("then")))
+                        .onEnd(Job.of(FINALLY, new Step("finally")));
                 for (int j = 0; j < perBatch; j++) {
-                    batch.add(Job.of(WORK, new Step(i + "-" + j)));
+                    batch = batch.add(Job.of(WORK, new Step(i + "-" + j)));
                 }
-                a.batches().dispatch(batch);
+                a.batches().start(batch);
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> n.fin.get() == batches && n.then.get() == batches);
             assertThat(n.sideEffects.get()).isEqualTo(batches * perBatch);
@@ -127,8 +127,8 @@ class BatchTest {
                         stalled.countDown();
                         wake.await();
                     }));
-            long id = a.batches().dispatch(batchOfFive().then(Job.of(THEN, new Step("then")))
-                    .andFinally(Job.of(FINALLY, new Step("finally"))));
+            long id = a.batches().start(batchOfFive().onSuccess(Job.of(THEN, new Step("then")))
+                    .onEnd(Job.of(FINALLY, new Step("finally"))));
             assertThat(stalled.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             // the leases expire by the database clock; node B rescues and completes every job again
             clock.advance(Duration.ofHours(3));
@@ -151,7 +151,7 @@ class BatchTest {
     private static Batch batchOfFive() {
         Batch b = Batch.named("twice");
         for (int i = 0; i < 5; i++) {
-            b.add(Job.of(WORK, new Step("job-" + i)).maxAttempts(3));
+            b = b.add(Job.of(WORK, new Step("job-" + i)).maxAttempts(3));
         }
         return b;
     }
@@ -167,11 +167,11 @@ class BatchTest {
                 }
                 n.sideEffects.incrementAndGet();
             }));
-            long id = engine.batches().dispatch(Batch.named("tolerant").allowFailures(true)
+            long id = engine.batches().start(Batch.named("tolerant").allowFailures(true)
                     .add(Job.of(WORK, new Step("bad-1"))).add(Job.of(WORK, new Step("ok-1")))
                     .add(Job.of(WORK, new Step("bad-2"))).add(Job.of(WORK, new Step("ok-2")))
-                    .then(Job.of(THEN, new Step("t"))).catchWith(Job.of(CATCH, new Step("c")))
-                    .andFinally(Job.of(FINALLY, new Step("f"))));
+                    .onSuccess(Job.of(THEN, new Step("t"))).onFailure(Job.of(CATCH, new Step("c")))
+                    .onEnd(Job.of(FINALLY, new Step("f"))));
             await().atMost(Duration.ofSeconds(20)).until(() -> n.fin.get() == 1);
             BatchProgress p = progress(engine, id);
             assertThat(p.state()).isEqualTo(BatchState.FAILED);
@@ -188,10 +188,10 @@ class BatchTest {
     void badDefinitionsAreRefusedBeforeAnythingIsStored(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = h.engine(b -> b.declare(WORK));
-            assertThatThrownBy(() -> engine.batches().dispatch(Batch.named("empty")))
+            assertThatThrownBy(() -> engine.batches().start(Batch.named("empty")))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one");
             JobType<Step> unknown = JobType.of("nobody-handles-this", Step.class);
-            assertThatThrownBy(() -> engine.batches().dispatch(Batch.named("x").add(Job.of(unknown, new Step("a")))))
+            assertThatThrownBy(() -> engine.batches().start(Batch.named("x").add(Job.of(unknown, new Step("a")))))
                     .isInstanceOf(ConvergeException.class).hasMessageContaining("unknown job type 'nobody-handles-this'");
         }
     }

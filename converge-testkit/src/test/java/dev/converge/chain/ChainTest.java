@@ -69,11 +69,11 @@ class ChainTest {
     void linksRunInOrderAndABatchLinkWaitsForAllItsJobs(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, new AtomicBoolean());
-            long id = engine.chains().dispatch(Chain.named("order")
+            long id = engine.chains().start(Chain.named("order")
                     .then(Job.of(STEP, new Step("first")))
                     .then(Batch.named("middle").add(Job.of(STEP, new Step("m1"))).add(Job.of(STEP, new Step("m2"))))
                     .then(Job.of(STEP, new Step("last")))
-                    .catchWith(Job.of(CALLBACK, new Step("catch"))).andFinally(Job.of(CALLBACK, new Step("finally"))));
+                    .onFailure(Job.of(CALLBACK, new Step("catch"))).onEnd(Job.of(CALLBACK, new Step("finally"))));
             await().atMost(Duration.ofSeconds(20)).until(() -> log.contains("callback:finally"));
             assertThat(log.get(0)).isEqualTo("first");
             assertThat(log.subList(1, 3)).containsExactlyInAnyOrder("m1", "m2");
@@ -90,10 +90,10 @@ class ChainTest {
         try (Harness h = new Harness(kind)) {
             // the crashed delivery comes back when its lease expires: short enough to wait for
             Converge engine = engine(h, crash, Duration.ofMillis(1500));
-            long id = engine.chains().dispatch(Chain.named("doomed")
+            long id = engine.chains().start(Chain.named("doomed")
                     .then(Job.of(STEP, new Step("first"))).then(Job.of(STEP, new Step("fail-here")))
                     .then(Job.of(STEP, new Step("never")))
-                    .catchWith(Job.of(CALLBACK, new Step("catch"))).andFinally(Job.of(CALLBACK, new Step("finally"))));
+                    .onFailure(Job.of(CALLBACK, new Step("catch"))).onEnd(Job.of(CALLBACK, new Step("finally"))));
             await().atMost(Duration.ofSeconds(20)).until(() -> log.contains("callback:finally")
                     && engine.chains().progress(id).orElseThrow().state() == ChainState.FAILED && !crash.get());
             // one catch job was fired; its first delivery died after the handler ran and before completing,
@@ -116,10 +116,10 @@ class ChainTest {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, new AtomicBoolean());
             JobType<Step> unknown = JobType.of("chain-test.nobody", Step.class);
-            assertThatThrownBy(() -> engine.chains().dispatch(Chain.named("bad").then(Job.of(STEP, new Step("a")))
+            assertThatThrownBy(() -> engine.chains().start(Chain.named("bad").then(Job.of(STEP, new Step("a")))
                     .then(Job.of(unknown, new Step("b"))))).isInstanceOf(ConvergeException.class)
                     .hasMessageContaining("unknown job type 'chain-test.nobody'");
-            assertThatThrownBy(() -> engine.chains().dispatch(Chain.named("empty")))
+            assertThatThrownBy(() -> engine.chains().start(Chain.named("empty")))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(log).isEmpty();
         }

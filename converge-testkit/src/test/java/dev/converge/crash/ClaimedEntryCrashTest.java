@@ -36,7 +36,7 @@ class ClaimedEntryCrashTest {
                 .rescue(Duration.ofMillis(100)).crashPlan(new CrashInjector(at, 1)).resource(leaf)
                 .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(leaf, p.key(), Map.of())));
         Converge engine = self[0];
-        long flow = engine.flows().start(Flow.of("make", "site-1").step(Job.of(MAKE, new Make("k-1")))).flowId();
+        long flow = engine.flows().start(Flow.of("make", "site-1").then(Job.of(MAKE, new Make("k-1")))).flowId();
         await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state().isTerminal());
         return engine.flows().get(flow).orElseThrow();
     }

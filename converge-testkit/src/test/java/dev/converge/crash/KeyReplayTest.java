@@ -85,7 +85,7 @@ class KeyReplayTest {
         KeyedLeaf type = new KeyedLeaf();
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, type);
-            long flow = engine.flows().start(Flow.of("make", "site-1").step(Job.of(MAKE, new Make("k-1", null))))
+            long flow = engine.flows().start(Flow.of("make", "site-1").then(Job.of(MAKE, new Make("k-1", null))))
                     .flowId();
             await().atMost(Duration.ofSeconds(15)).until(() -> engine.flows().get(flow).orElseThrow().state()
                     .isTerminal());

@@ -117,14 +117,14 @@ final class MatrixScenario {
         }
         Batch resourcesBatch = Batch.named("resources").add(Job.of(RESOURCE, new Site(SITE)));
         if (c.plainStep()) {
-            resourcesBatch.add(Job.of(PLAIN, new Site(SITE)));
+            resourcesBatch = resourcesBatch.add(Job.of(PLAIN, new Site(SITE)));
         }
         if (c.failure() == MatrixCase.Failure.SIBLING) {
-            resourcesBatch.add(Job.of(FAIL, new Site(SITE)));
+            resourcesBatch = resourcesBatch.add(Job.of(FAIL, new Site(SITE)));
         }
-        Flow flow = Flow.of("matrix", SITE).step(resourcesBatch).step(Job.of(WELCOME, new Site(SITE)));
+        Flow flow = Flow.of("matrix", SITE).then(resourcesBatch).then(Job.of(WELCOME, new Site(SITE)));
         if (c.failure() == MatrixCase.Failure.LAST_STEP) {
-            flow.step(Job.of(FAIL, new Site(SITE)));
+            flow = flow.then(Job.of(FAIL, new Site(SITE)));
         }
         long flowId = a.flows().start(flow).flowId();
 

@@ -85,10 +85,10 @@ final class ThreeStepFlow implements CrashScenario {
             Flow provision = naive
                     // the naive license first, on its own, so that it is always the first to reach
                     // AFTER_LEAF_ANSWER and the explorer's first crash there lands in it
-                    ? Flow.of("provision", site).step(Job.of(LICENSE, new Site(site))).step(Job.of(REPO, new Site(site)))
-                    : Flow.of("provision", site).step(Batch.named("resources").add(Job.of(REPO, new Site(site)))
+                    ? Flow.of("provision", site).then(Job.of(LICENSE, new Site(site))).then(Job.of(REPO, new Site(site)))
+                    : Flow.of("provision", site).then(Batch.named("resources").add(Job.of(REPO, new Site(site)))
                             .add(Job.of(LICENSE, new Site(site))));
-            long flow = engine.flows().start(provision.step(Job.of(WELCOME, new Site(site)))).flowId();
+            long flow = engine.flows().start(provision.then(Job.of(WELCOME, new Site(site)))).flowId();
             await().atMost(Duration.ofSeconds(30)).until(() -> engine.flows().get(flow).orElseThrow().state().isTerminal());
             List<String> violations = new ArrayList<>();
             FlowState end = engine.flows().get(flow).orElseThrow().state();
@@ -103,7 +103,7 @@ final class ThreeStepFlow implements CrashScenario {
             if (mail.count("tok-" + site) != 1) {
                 violations.add("welcome emails sent: " + mail.count("tok-" + site));
             }
-            long down = engine.flows().start(Flow.of("teardown", site).step(Job.of(TEARDOWN, new Site(site)))).flowId();
+            long down = engine.flows().start(Flow.of("teardown", site).then(Job.of(TEARDOWN, new Site(site)))).flowId();
             await().atMost(Duration.ofSeconds(30)).until(() -> engine.flows().get(down).orElseThrow().state().isTerminal());
             check(violations, "after teardown", repos.holdings(), Map.of());
             check(violations, "after teardown (orphans)", licenses.holdings(), Map.of());

@@ -110,21 +110,21 @@ class FlowGuideExample {
         Converge engine = handlers(Converge.builder(store).queue("default", 4)).build().start();
         Order o = new Order("42");
 
-        long id = engine.batches().dispatch(Batch.named("charges")
+        long id = engine.batches().start(Batch.named("charges")
                 .add(Job.of(CHARGE, new Order("a"))).add(Job.of(CHARGE, new Order("b")))
-                .then(Job.of(NOTIFY, new Order("charged"))).catchWith(Job.of(ALERT, new Order("charges")))
-                .andFinally(Job.of(CLEANUP, new Order("charges"))));
+                .onSuccess(Job.of(NOTIFY, new Order("charged"))).onFailure(Job.of(ALERT, new Order("charges")))
+                .onEnd(Job.of(CLEANUP, new Order("charges"))));
         engine.batches().progress(id);   // total, pending, succeeded, failed, cancelled, state
 
-        engine.chains().dispatch(Chain.named("fulfil")
+        engine.chains().start(Chain.named("fulfil")
                 .then(Job.of(CHARGE, o)).then(Batch.named("pack").add(Job.of(PACK, o)).add(Job.of(LABEL, o)))
                 .then(Job.of(SHIP, o))
-                .catchWith(Job.of(ALERT, o)).andFinally(Job.of(CLEANUP, o)));
+                .onFailure(Job.of(ALERT, o)).onEnd(Job.of(CLEANUP, o)));
 
         FlowRun run = engine.flows().start(Flow.of("order", "order-42")
                 .deadline(Duration.ofMinutes(10))
-                .step(Batch.named("prepare").add(Job.of(RESERVE, o)).add(Job.of(CHARGE, o)))
-                .step(Job.of(SHIP, o))
+                .then(Batch.named("prepare").add(Job.of(RESERVE, o)).add(Job.of(CHARGE, o)))
+                .then(Job.of(SHIP, o))
                 .onSuccess(Job.of(NOTIFY, o))       // once, after the flow succeeded
                 .onFailure(Job.of(REPORT, o)));     // once, after compensation finished
 

@@ -45,7 +45,7 @@ class CompensationDeadlineTest {
                     .handle(REPORT, (p, ctx) -> reported.countDown()));
             try {
                 long id = self[0].flows().start(Flow.of("comp-deadline", kind).deadline(Duration.ofSeconds(1))
-                        .step(Job.of(HANGS, new Step("repo"))).onFailure(Job.of(REPORT, new Step("failed")))).flowId();
+                        .then(Job.of(HANGS, new Step("repo"))).onFailure(Job.of(REPORT, new Step("failed")))).flowId();
                 assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(self[0].flows().get(id)
                         .orElseThrow().state()).as("state of a flow whose compensation cannot finish")

@@ -70,7 +70,7 @@ class CompensationRaceTest {
     private void failWhileTheStepIsBlocked(String kind, JobType<Step> type) throws Exception {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            long id = engine.flows().start(Flow.of("comp-race", kind + type.name()).step(Job.of(type, new Step("repo")))
+            long id = engine.flows().start(Flow.of("comp-race", kind + type.name()).then(Job.of(type, new Step("repo")))
                     .onFailure(Job.of(REPORT, new Step("failed")))).flowId();
             assertThat(started.await(20, TimeUnit.SECONDS)).as("the step started").isTrue();
             assertThat(engine.flows().fail(id, "an operator cancelled the order")).isTrue();

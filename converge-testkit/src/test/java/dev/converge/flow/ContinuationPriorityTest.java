@@ -48,12 +48,12 @@ class ContinuationPriorityTest {
     }
 
     static Flow twoSteps(String name) {
-        return Flow.of("priority", name).step(Job.of(STEP, new Step(name, "a"))).step(Job.of(STEP, new Step(name, "b")));
+        return Flow.of("priority", name).then(Job.of(STEP, new Step(name, "a"))).then(Job.of(STEP, new Step(name, "b")));
     }
 
     static Flow batchThenStep(String name) {
-        return Flow.of("priority", name).step(Job.of(STEP, new Step(name, "a")))
-                .step(Batch.named("then").add(Job.of(STEP, new Step(name, "b"))).add(Job.of(STEP, new Step(name, "c"))));
+        return Flow.of("priority", name).then(Job.of(STEP, new Step(name, "a")))
+                .then(Batch.named("then").add(Job.of(STEP, new Step(name, "b"))).add(Job.of(STEP, new Step(name, "c"))));
     }
 
     @Test

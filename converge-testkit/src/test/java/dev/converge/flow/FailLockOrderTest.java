@@ -41,8 +41,8 @@ class FailLockOrderTest {
                 release.await(30, TimeUnit.SECONDS);
             }));
             FlowRun run = engine.flows().start(Flow.of("lock-order", "subject-1")
-                    .step(Batch.named("first").add(Job.of(STEP, new Step("a"))).add(Job.of(STEP, new Step("b"))))
-                    .step(Job.of(STEP, new Step("c"))));
+                    .then(Batch.named("first").add(Job.of(STEP, new Step("a"))).add(Job.of(STEP, new Step("b"))))
+                    .then(Job.of(STEP, new Step("c"))));
             assertThat(started.await(20, TimeUnit.SECONDS)).as("both batch steps running").isTrue();
             long flowId = run.flowId();
             long batchId = one(h, "SELECT id FROM cv_batch WHERE flow_id = " + flowId);

@@ -56,10 +56,10 @@ class FlowTest {
 
     Flow provisioning(String subject) {
         return Flow.of("provision", subject)
-                .step(Batch.named("resources").add(Job.of(STEP, new Step(subject, "repo")))
+                .then(Batch.named("resources").add(Job.of(STEP, new Step(subject, "repo")))
                         .add(Job.of(STEP, new Step(subject, "site"))))
-                .step(Job.of(STEP, new Step(subject, "deploy")))
-                .step(Job.of(STEP, new Step(subject, "email")))
+                .then(Job.of(STEP, new Step(subject, "deploy")))
+                .then(Job.of(STEP, new Step(subject, "email")))
                 .onSuccess(Job.of(REPORT, new Step(subject, "succeeded")))
                 .onFailure(Job.of(REPORT, new Step(subject, "failed")));
     }
@@ -145,8 +145,8 @@ class FlowTest {
                     .handle(STEP, (p, ctx) -> log.add("do:" + p.name()))
                     .handle(REPORT, (p, ctx) -> log.add("report:" + p.name())));
             FlowRun run = e.flows().start(Flow.of("cancelled-link", "site-5")
-                    .step(Job.of(GIVES_UP, new Step("site-5", "first")))
-                    .step(Job.of(STEP, new Step("site-5", "second")))
+                    .then(Job.of(GIVES_UP, new Step("site-5", "first")))
+                    .then(Job.of(STEP, new Step("site-5", "second")))
                     .onFailure(Job.of(REPORT, new Step("site-5", "failed"))));
             // no deadline: nothing but the cancelled link itself can end this flow
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(e.flows().get(run.flowId())

@@ -79,9 +79,9 @@ class ManualHandTest {
 
     Flow flow(String subject) {
         return Flow.of("hand", subject)
-                .step(Job.of(STEP, new Step(subject, "repo")))
-                .step(Job.of(STEP, new Step(subject, "deploy")))
-                .step(Job.of(STEP, new Step(subject, "email")))
+                .then(Job.of(STEP, new Step(subject, "repo")))
+                .then(Job.of(STEP, new Step(subject, "deploy")))
+                .then(Job.of(STEP, new Step(subject, "email")))
                 .onFailure(Job.of(REPORT, new Step(subject, "failed")));
     }
 
@@ -218,8 +218,8 @@ class ManualHandTest {
 
             // a flow's waiting step cancelled by hand ends its chain, and the flow fails and reports
             Flow waiting = Flow.of("hand", "cancelled-flow")
-                    .step(Job.of(STEP, new Step("cancelled-flow", "repo")).delay(Duration.ofHours(1)))
-                    .step(Job.of(STEP, new Step("cancelled-flow", "deploy")))
+                    .then(Job.of(STEP, new Step("cancelled-flow", "repo")).delay(Duration.ofHours(1)))
+                    .then(Job.of(STEP, new Step("cancelled-flow", "deploy")))
                     .onFailure(Job.of(REPORT, new Step("cancelled-flow", "failed")));
             long flowId = engine.flows().start(waiting).flowId();
             long step = h.store().withConnection(c -> {

@@ -51,7 +51,7 @@ class RetriedCompensationTest {
                         refunds.incrementAndGet();
                     }));
             long id = self[0].flows().start(Flow.of("retried-comp", kind).deadline(Duration.ofSeconds(1))
-                    .step(Job.of(CHARGE, new Step("order-1")))).flowId();
+                    .then(Job.of(CHARGE, new Step("order-1")))).flowId();
             await().atMost(Duration.ofSeconds(20)).until(() -> self[0].flows().get(id).orElseThrow().state()
                     == FlowState.NEEDS_ATTENTION);
             assertThat(calls.get()).as("the refund failed once and its job waits to retry it").isEqualTo(1);
@@ -94,7 +94,7 @@ class RetriedCompensationTest {
                         }
                     }));
             long id = self[0].flows().start(Flow.of("retried-comp-running", kind).deadline(Duration.ofSeconds(1))
-                    .step(Job.of(CHARGE, new Step("order-2")))).flowId();
+                    .then(Job.of(CHARGE, new Step("order-2")))).flowId();
             await().atMost(Duration.ofSeconds(20)).until(() -> self[0].flows().get(id).orElseThrow().state()
                     == FlowState.NEEDS_ATTENTION);
             assertThat(inCall.get()).as("the first refund call is still under way").isEqualTo(1);

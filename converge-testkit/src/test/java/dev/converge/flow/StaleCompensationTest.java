@@ -45,7 +45,7 @@ class StaleCompensationTest {
                         leafAnswers.await();
                         throw new IllegalStateException("the leaf is down");
                     }));
-            long id = self[0].flows().start(Flow.of("stale-comp", kind).step(Job.of(STEP, new Step("repo")))).flowId();
+            long id = self[0].flows().start(Flow.of("stale-comp", kind).then(Job.of(STEP, new Step("repo")))).flowId();
             assertThat(undoStarted.await(20, TimeUnit.SECONDS)).isTrue();
             // the compensating delivery is now stale: another delivery holds its job (a newer
             // epoch); its compensation has one attempt left (the harness allows 3)

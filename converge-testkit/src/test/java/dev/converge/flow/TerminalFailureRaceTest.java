@@ -81,7 +81,7 @@ class TerminalFailureRaceTest {
         for (int i = 0; i < flows; i++) {
             Subject s = new Subject(prefix + "s" + i);
             ids.add(engine.flows().start(Flow.of("race", s.id()).deadline(Duration.ofMillis(300))
-                    .step(Job.of(STEP, s)).onFailure(Job.of(REPORT, s))).flowId());
+                    .then(Job.of(STEP, s)).onFailure(Job.of(REPORT, s))).flowId());
         }
         stepsStarted.get().await();
         // every deadline has passed; now release the failing steps and run the watchdog at once
@@ -142,7 +142,7 @@ class TerminalFailureRaceTest {
             int flows = 30;
             int callers = 6;
             for (int i = 0; i < flows; i++) {
-                long id = engine.flows().start(Flow.of("fail-race", "f" + i).step(Job.of(STEP, new Subject("f" + i))))
+                long id = engine.flows().start(Flow.of("fail-race", "f" + i).then(Job.of(STEP, new Subject("f" + i))))
                         .flowId();
                 CyclicBarrier start = new CyclicBarrier(callers);
                 AtomicInteger winners = new AtomicInteger();

@@ -58,7 +58,7 @@ class ClaimInEndedFlowTest {
                     }));
             Converge engine = self[0];
             long flowId = engine.flows().start(Flow.of("claim-ended-flow", kind).deadline(Duration.ofSeconds(1))
-                    .step(Job.of(LATE, new Step("late-1")))).flowId();
+                    .then(Job.of(LATE, new Step("late-1")))).flowId();
             assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
             try {
                 await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state()

@@ -52,7 +52,7 @@ class ClaimRaceTest {
             List<Long> flows = new ArrayList<>();
             for (int i = 0; i < FLOWS; i++) {
                 flows.add(engine.flows().start(Flow.of("claim-race", "flow-" + i)
-                        .step(Job.of(MAKE, new Make("shared-1")))).flowId());
+                        .then(Job.of(MAKE, new Make("shared-1")))).flowId());
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> flows.stream()
                     .allMatch(id -> engine.flows().get(id).orElseThrow().state().isTerminal()));

@@ -63,7 +63,7 @@ class ClaimRoundTripTest {
                     }));
             Converge engine = self[0];
             long flowId = engine.flows().start(Flow.of("claim-round-trips", "f1")
-                    .step(Job.of(MAKE, new Make("in-flow", true)))).flowId();
+                    .then(Job.of(MAKE, new Make("in-flow", true)))).flowId();
             long jobId = engine.enqueue(Job.of(MAKE, new Make("outside", false))).jobId();
             await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state()
                     == FlowState.SUCCEEDED && engine.job(jobId).orElseThrow().state() == JobState.SUCCEEDED);

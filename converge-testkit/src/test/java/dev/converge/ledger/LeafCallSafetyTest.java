@@ -52,7 +52,7 @@ class LeafCallSafetyTest {
                             return "ok";
                         }
                     })));
-            long flow = self[0].flows().start(Flow.of("call", safety.name()).step(Job.of(CALL, new Call(safety.name()))))
+            long flow = self[0].flows().start(Flow.of("call", safety.name()).then(Job.of(CALL, new Call(safety.name()))))
                     .flowId();
             await().atMost(Duration.ofSeconds(20)).until(() -> self[0].flows().get(flow).orElseThrow().state().isTerminal());
             FlowState end = self[0].flows().get(flow).orElseThrow().state();

@@ -147,7 +147,7 @@ class LedgerTest {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
             mailings.failNext(Fault.AMBIGUOUS_AFTER_CREATE);
-            long flowId = engine.flows().start(Flow.of("mail", "s7").step(Job.of(MAKE,
+            long flowId = engine.flows().start(Flow.of("mail", "s7").then(Job.of(MAKE,
                     new Make(mailings.kind(), "s7-mailing", null)))).flowId();
             await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state().isTerminal());
             FlowView flow = engine.flows().get(flowId).orElseThrow();

@@ -90,25 +90,25 @@ class EngineEventMetricsTest {
 
             // a: two resources and a leaf call, then a step fails: both are torn down by compensation
             assertThat(runFlow(engine, Flow.of("em.provision", "a")
-                    .step(Job.of(MAKE, new Make(repos.kind(), "a", 1)))
-                    .step(Job.of(MAKE, new Make(sites.kind(), "a", 1)))
-                    .step(Job.of(NOTIFY, "a"))
-                    .step(Job.of(BREAK, "a")))).isEqualTo(FlowState.FAILED);
+                    .then(Job.of(MAKE, new Make(repos.kind(), "a", 1)))
+                    .then(Job.of(MAKE, new Make(sites.kind(), "a", 1)))
+                    .then(Job.of(NOTIFY, "a"))
+                    .then(Job.of(BREAK, "a")))).isEqualTo(FlowState.FAILED);
             // b: the repo's create times out after creating, the retry finds and adopts it; the site is ensured twice
             repos.failNext(Fault.AMBIGUOUS_AFTER_CREATE);
             assertThat(runFlow(engine, Flow.of("em.provision", "b")
-                    .step(Job.of(MAKE, new Make(repos.kind(), "b", 1)))
-                    .step(Job.of(MAKE, new Make(sites.kind(), "b", 2))))).isEqualTo(FlowState.SUCCEEDED);
+                    .then(Job.of(MAKE, new Make(repos.kind(), "b", 1)))
+                    .then(Job.of(MAKE, new Make(sites.kind(), "b", 2))))).isEqualTo(FlowState.SUCCEEDED);
             // c: the site exists at the leaf under someone else's tag: a conflict, the flow fails
             sites.plant("c", "converge:someone-else");
             assertThat(runFlow(engine, Flow.of("em.provision", "c")
-                    .step(Job.of(MAKE, new Make(sites.kind(), "c", 1))))).isEqualTo(FlowState.FAILED);
+                    .then(Job.of(MAKE, new Make(sites.kind(), "c", 1))))).isEqualTo(FlowState.FAILED);
             // d: an unsafe create with an unknown outcome: uncertain, its teardown cannot verify, a person must look
             mailings.failNext(Fault.AMBIGUOUS_AFTER_CREATE);
             assertThat(runFlow(engine, Flow.of("em.provision", "d")
-                    .step(Job.of(MAKE, new Make(mailings.kind(), "d", 1))))).isEqualTo(FlowState.NEEDS_ATTENTION);
+                    .then(Job.of(MAKE, new Make(mailings.kind(), "d", 1))))).isEqualTo(FlowState.NEEDS_ATTENTION);
             // e: its deadline passes while its step waits on a queue nobody works: the watchdog fails it
-            long e = engine.flows().start(Flow.of("em.provision", "e").step(Job.of(PARKED, "e"))
+            long e = engine.flows().start(Flow.of("em.provision", "e").then(Job.of(PARKED, "e"))
                     .deadline(Duration.ofMillis(1))).flowId();
             await().atMost(Duration.ofSeconds(10)).until(() -> dev.converge.EngineInternals.flows(engine).failOverdue(100) > 0
                     || engine.flows().get(e).orElseThrow().state() != FlowState.RUNNING);

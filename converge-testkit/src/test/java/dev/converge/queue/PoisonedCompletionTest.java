@@ -46,12 +46,12 @@ class PoisonedCompletionTest {
     void aCompletionThatAlwaysFailsDoesNotStallTheOthers(String kind) throws Exception {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            long poisoned = engine.flows().start(Flow.of("poison", "poison").step(Job.of(STEP, new Work("poison"))))
+            long poisoned = engine.flows().start(Flow.of("poison", "poison").then(Job.of(STEP, new Work("poison"))))
                     .flowId();
             Thread.sleep(300); // its outcome is first in line
             List<Long> others = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                others.add(engine.flows().start(Flow.of("poison", "ok" + i).step(Job.of(STEP, new Work("ok" + i))))
+                others.add(engine.flows().start(Flow.of("poison", "ok" + i).then(Job.of(STEP, new Work("ok" + i))))
                         .flowId());
             }
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -72,10 +72,10 @@ class PoisonedCompletionTest {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
             List<Long> flows = new ArrayList<>();
-            long poisoned = engine.flows().start(Flow.of("dead", "poison").step(Job.of(ORPHANED, new Work("poison"))))
+            long poisoned = engine.flows().start(Flow.of("dead", "poison").then(Job.of(ORPHANED, new Work("poison"))))
                     .flowId();
             for (int i = 0; i < 5; i++) {
-                flows.add(engine.flows().start(Flow.of("dead", "ok" + i).step(Job.of(ORPHANED, new Work("ok" + i))))
+                flows.add(engine.flows().start(Flow.of("dead", "ok" + i).then(Job.of(ORPHANED, new Work("ok" + i))))
                         .flowId());
             }
             // a node leases them all and dies at once: every lease expires on its last attempt

@@ -76,10 +76,10 @@ class OneCodecTest {
     void anInstantInAChainLinkAndItsCallbacksRoundTrips(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
-            engine.chains().dispatch(Chain.named("stamped")
+            engine.chains().start(Chain.named("stamped")
                     .then(Job.of(STEP, new At("link", AT)))
                     .then(Batch.named("b").add(Job.of(STEP, new At("batched", AT))))
-                    .andFinally(Job.of(STEP, new At("finally", AT))));
+                    .onEnd(Job.of(STEP, new At("finally", AT))));
             await().atMost(Duration.ofSeconds(20)).until(() -> seen.size() == 3);
             assertThat(seen).extracting(At::name).containsExactly("link", "batched", "finally");
             assertThat(seen).extracting(At::at).containsOnly(AT);

@@ -73,7 +73,7 @@ class SyncHarnessTest {
     @Test
     void whatAChainEnqueuesAsItAdvancesSettlesInTheSameCall() {
         try (SyncHarness h = harness()) {
-            h.engine().chains().dispatch(Chain.named("abc").then(Job.of(STEP, new Step("1")))
+            h.engine().chains().start(Chain.named("abc").then(Job.of(STEP, new Step("1")))
                     .then(Job.of(STEP, new Step("2"))).then(Job.of(STEP, new Step("3"))));
             assertThat(h.runDue()).isEqualTo(3);
             assertThat(ran).containsExactly("1", "2", "3");

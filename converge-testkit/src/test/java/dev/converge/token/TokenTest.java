@@ -167,7 +167,7 @@ class TokenTest {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, mail);
             engine.tokens().add("welcome", "t-4", "site-4");
-            long flow = engine.flows().start(Flow.of("welcome", "site-4").step(Job.of(SEND, new Send("site-4")))).flowId();
+            long flow = engine.flows().start(Flow.of("welcome", "site-4").then(Job.of(SEND, new Send("site-4")))).flowId();
             await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state().isTerminal());
             assertThat(engine.flows().get(flow).orElseThrow().state()).isEqualTo(FlowState.NEEDS_ATTENTION);
             assertThat(lastError.get()).isInstanceOf(OutcomeUnknown.class);

@@ -73,9 +73,9 @@ class FlowTracingTest {
             long flowId;
             try (Scope ignored = request.makeCurrent()) {
                 flowId = engine.flows().start(Flow.of("ft.provision", "s1")
-                        .step(Job.of(REPO, new Make("s1")))
-                        .step(Job.of(NOTIFY, "s1"))
-                        .step(Job.of(BREAK, "s1"))).flowId();
+                        .then(Job.of(REPO, new Make("s1")))
+                        .then(Job.of(NOTIFY, "s1"))
+                        .then(Job.of(BREAK, "s1"))).flowId();
             } finally {
                 request.end();
             }

@@ -29,13 +29,13 @@ public final class BatchService implements Batches {
     }
 
     /** Dispatches the batch in its own transaction; returns its id. */
-    public long dispatch(Batch batch) {
+    public long start(Batch batch) {
         BatchSpec spec = encode(batch);
         return rt.inFinishTransaction(tx -> tracker.dispatch(tx, spec, null, null, null));
     }
 
     /** Dispatches the batch inside the caller's transaction: it exists if and only if the caller commits. */
-    public long dispatch(Connection callerTransaction, Batch batch) {
+    public long start(Connection callerTransaction, Batch batch) {
         BatchSpec spec = encode(batch);
         FinishContext tx = rt.finishContext(callerTransaction);
         try {

@@ -28,8 +28,8 @@ public record BatchSpec(String name, List<JobSpec> jobs, JobSpec thenJob, JobSpe
             }
             jobs.add(spec);
         }
-        return new BatchSpec(batch.name(), jobs, spec(batch.thenJob(), encoder), spec(batch.catchJob(), encoder),
-                spec(batch.finallyJob(), encoder), batch.failuresAllowed());
+        return new BatchSpec(batch.name(), jobs, spec(batch.onSuccessJob(), encoder), spec(batch.onFailureJob(), encoder),
+                spec(batch.onEndJob(), encoder), batch.failuresAllowed());
     }
 
     private static JobSpec spec(Job<?> job, Function<Job<?>, JobSpec> encoder) {

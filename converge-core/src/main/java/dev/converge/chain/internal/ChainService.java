@@ -24,10 +24,10 @@ public final class ChainService implements Chains {
     }
 
     /** Dispatches the chain in its own transaction; its first link starts now. Returns its id. */
-    public long dispatch(Chain chain) {
+    public long start(Chain chain) {
         List<LinkSpec> links = LinkSpec.of(chain.links(), encoder);
-        JobSpec catchJob = chain.catchJob() == null ? null : encoder.apply(chain.catchJob());
-        JobSpec finallyJob = chain.finallyJob() == null ? null : encoder.apply(chain.finallyJob());
+        JobSpec catchJob = chain.onFailureJob() == null ? null : encoder.apply(chain.onFailureJob());
+        JobSpec finallyJob = chain.onEndJob() == null ? null : encoder.apply(chain.onEndJob());
         return rt.inFinishTransaction(tx -> {
             long chainId = tracker.store().insert(tx.connection(), chain.name(), links, catchJob, finallyJob, null, tx.now());
             tracker.startLink(tx, tracker.store().get(tx.connection(), chainId), 0);

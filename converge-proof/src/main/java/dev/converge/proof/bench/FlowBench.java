@@ -172,10 +172,10 @@ public final class FlowBench {
                         }
                         StepRef ref = new StepRef(f);
                         engine.flows().start(Flow.of("bench", subject)
-                                .step(Batch.named("prepare").add(Job.of(steps.get(0), ref)).add(Job.of(steps.get(1), ref))
+                                .then(Batch.named("prepare").add(Job.of(steps.get(0), ref)).add(Job.of(steps.get(1), ref))
                                         .add(Job.of(steps.get(2), ref)))
-                                .step(Job.of(steps.get(3), ref))
-                                .step(Job.of(steps.get(4), ref)));
+                                .then(Job.of(steps.get(3), ref))
+                                .then(Job.of(steps.get(4), ref)));
                     }
                     return null;
                 }));

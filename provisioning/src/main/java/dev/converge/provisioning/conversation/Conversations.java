@@ -192,7 +192,7 @@ public final class Conversations {
         TurnRef ref = new TurnRef(conversationId, turnId);
         FlowRun run = engine.flows().start(c, Flow.of(TurnJobs.FLOW, "conversation/" + conversationId + "/turn/" + turn.seq())
                 .deadline(turnDeadline)
-                .step(Job.of(jobs.turn, ref))
+                .then(Job.of(jobs.turn, ref))
                 .onFailure(Job.of(jobs.turnFailed, ref)));
         setFlow.update(c, Params.of().bigint("flow_id", run.flowId()).bigint("id", turnId));
         String publicId = getConversation.queryOne(c, params().bigint("id", conversationId).bigint("tenant_id", tenantId),

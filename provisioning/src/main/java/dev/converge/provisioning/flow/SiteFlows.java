@@ -41,11 +41,11 @@ public final class SiteFlows {
         SiteRef ref = new SiteRef(siteId);
         Batch create = Batch.named("resources");
         for (String kind : resources.planned()) {
-            create.add(Job.of(jobs.createResource, new ResourceStep(siteId, kind)));
+            create = create.add(Job.of(jobs.createResource, new ResourceStep(siteId, kind)));
         }
         return Flow.of(PROVISION, previous == null ? subject : retrySubject(subject, previous)).deadline(deadline)
-                .step(create)
-                .step(Job.of(jobs.deploy, ref))
+                .then(create)
+                .then(Job.of(jobs.deploy, ref))
                 .onSuccess(Job.of(jobs.confirm, ref))
                 .onFailure(Job.of(jobs.reportFailure, ref));
     }
@@ -74,7 +74,7 @@ public final class SiteFlows {
     public Flow teardown(long siteId, String subject, Long previous) {
         SiteRef ref = new SiteRef(siteId);
         return Flow.of(TEARDOWN, previous == null ? subject : subject + "/after-" + previous).deadline(deadline.multipliedBy(3))
-                .step(Job.of(jobs.teardown, ref))
+                .then(Job.of(jobs.teardown, ref))
                 .onFailure(Job.of(jobs.reportTeardownFailure, ref));
     }
 }

@@ -27,8 +27,8 @@ public final class OrderJobs {
         OrderRef ref = new OrderRef(orderId);
         return Flow.of("order", subject(orderId))
                 .deadline(Duration.ofMinutes(5))
-                .step(Job.of(CHARGE, ref))
-                .step(Job.of(CRM_CONTACT, ref))
+                .then(Job.of(CHARGE, ref))
+                .then(Job.of(CRM_CONTACT, ref))
                 .onSuccess(Job.of(CONFIRM, ref))
                 .onFailure(Job.of(MARK_FAILED, ref)); // after the charge was refunded and the contact removed
     }
