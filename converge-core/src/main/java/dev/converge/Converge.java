@@ -115,7 +115,9 @@ public final class Converge implements AutoCloseable {
                 b.unhandledGrace);
         this.registry = b.registry;
         this.codec = new JsonCodec();
-        EngineParts parts = new EngineParts(b, settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j));
+        EngineParts parts = new EngineParts(new EngineParts.Options(b.store, b.nodeId, b.registry, b.hooks,
+                b.systemQueue, b.compensationAtLeast, b.compensationRetry, b.crashPlan, b.resources, b.tags,
+                List.copyOf(b.handled.values())), settings, codec, j -> JobSpec.of(encode(j)), j -> enqueue(j));
         this.runtime = parts.runtime;
         this.batches = parts.batches;
         this.chains = parts.chains;
@@ -561,14 +563,10 @@ public final class Converge implements AutoCloseable {
         log.info("converge node {} stopped", nodeId);
     }
 
-    /** A job type with the application's handler for it, as the builder was given them. */
-    record Handled<T>(JobType<T> type, JobHandler<T> handler) {
-    }
-
     public static final class Builder {
         final Store store;
         final HandlerRegistry registry = new HandlerRegistry();
-        final Map<String, Handled<?>> handled = new LinkedHashMap<>();
+        final Map<String, EngineParts.Handled<?>> handled = new LinkedHashMap<>();
         final Map<String, Integer> queues = new LinkedHashMap<>();
         final List<FinishHook> hooks = new ArrayList<>();
         String systemQueue = "default";
@@ -620,12 +618,12 @@ public final class Converge implements AutoCloseable {
         /** Registers the handler of a job type; this node must work its queue ({@link #build()} refuses otherwise). */
         public <T> Builder handle(JobType<T> type, JobHandler<T> handler) {
             Objects.requireNonNull(handler, "handler");
-            Handled<?> prev = handled.get(type.name());
+            EngineParts.Handled<?> prev = handled.get(type.name());
             if (prev != null && !prev.handler().equals(handler)) {
                 throw new IllegalArgumentException("job type " + type.name() + " already has a handler");
             }
             registry.register(type, null); // known now (its payload checked); run once the engine exists
-            handled.put(type.name(), new Handled<>(type, handler));
+            handled.put(type.name(), new EngineParts.Handled<>(type, handler));
             return this;
         }
 
@@ -893,7 +891,7 @@ public final class Converge implements AutoCloseable {
             if (rescue == null) {
                 rescue = lease.dividedBy(6).compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : lease.dividedBy(6);
             }
-            for (Handled<?> h : handled.values()) {
+            for (EngineParts.Handled<?> h : handled.values()) {
                 JobType<?> type = h.type();
                 if (queues.containsKey(type.queue())) {
                     continue;

@@ -29,7 +29,14 @@ import dev.converge.queue.internal.HandlerRegistry;
 import dev.converge.queue.internal.JsonCodec;
 import dev.converge.store.internal.Dialect;
 import dev.converge.token.internal.TokenService;
+import dev.converge.crash.CrashPlan;
+import dev.converge.handler.JobHandler;
+import dev.converge.ledger.ResourceTags;
+import dev.converge.ledger.internal.ResourceTypes;
+import dev.converge.store.Store;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Function;
 
@@ -61,42 +68,52 @@ final class EngineParts {
     final LedgerEngine ledger;
     final TokenService tokens;
 
-    EngineParts(Converge.Builder b, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
+    /** A job type with the application's handler for it, as the builder was given them. */
+    record Handled<T>(JobType<T> type, JobHandler<T> handler) {
+    }
+
+    /** What the builder was told that the parts need. */
+    record Options(Store store, String nodeId, HandlerRegistry registry, List<FinishHook> hooks, String systemQueue,
+            Duration compensationAtLeast, RetryPolicy compensationRetry, CrashPlan crashPlan, ResourceTypes resources,
+            ResourceTags tags, Collection<Handled<?>> handled) {
+    }
+
+    EngineParts(Options o, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
             Function<Job<?>, EnqueueResult> enqueue) {
-        Dialect dialect = Dialect.forUrl(b.store.config().url());
+        Dialect dialect = Dialect.forUrl(o.store().config().url());
         EngineObservers events = new EngineObservers();
         BatchTracker batchTracker = new BatchTracker(new BatchStore(dialect));
         ChainTracker chainTracker = new ChainTracker(new ChainStore(dialect), batchTracker);
         FlowTracker flowTracker = new FlowTracker(new FlowStore(dialect), chainTracker, batchTracker, events,
-                b.systemQueue, b.compensationAtLeast);
+                o.systemQueue(), o.compensationAtLeast());
         CompletionRouter router = new CompletionRouter(batchTracker, chainTracker, flowTracker);
 
-        List<FinishHook> hooks = new ArrayList<>(b.hooks);
+        List<FinishHook> hooks = new ArrayList<>(o.hooks());
         hooks.add(0, router);
-        this.runtime = new EngineRuntime(b.store, b.nodeId, settings, b.registry, codec, b.crashPlan, hooks, router,
+        this.runtime = new EngineRuntime(o.store(), o.nodeId(), settings, o.registry(), codec, o.crashPlan(), hooks, router,
                 LedgerEngine::heldFor, events);
 
         Function<Job<?>, Long> enqueueId = j -> enqueue.apply(j).jobId();
         this.batches = new BatchService(runtime, batchTracker, encoder);
         this.chains = new ChainService(runtime, chainTracker, encoder);
         this.flows = new FlowService(runtime, flowTracker, encoder);
-        this.ledger = new LedgerEngine(runtime, flows, b.resources, b.systemQueue, enqueueId, b.tags, encoder);
-        this.tokens = new TokenService(runtime, flows, enqueueId, b.systemQueue);
+        this.ledger = new LedgerEngine(runtime, flows, o.resources(), o.systemQueue(), enqueueId, o.tags(), encoder);
+        this.tokens = new TokenService(runtime, flows, enqueueId, o.systemQueue());
 
-        HandlerRegistry registry = b.registry;
-        registry.register(TokenService.resolveType(b.systemQueue), tokens::onResolve);
-        registry.register(LedgerEngine.teardownType(b.systemQueue), ledger::onTeardown);
-        registry.register(LedgerEngine.resolveType(b.systemQueue), ledger::onResolve);
+        HandlerRegistry registry = o.registry();
+        registry.register(TokenService.resolveType(o.systemQueue()), tokens::onResolve);
+        registry.register(LedgerEngine.teardownType(o.systemQueue()), ledger::onTeardown);
+        registry.register(LedgerEngine.resolveType(o.systemQueue()), ledger::onResolve);
         registry.register(JobType.of(FlowTracker.COMPENSATE_KIND, Compensator.CompensateFlow.class)
-                .withQueue(b.systemQueue).withRetry(RetryPolicy.attempts(100_000)),
-                new Compensator(flowTracker, b.compensationRetry, runtime));
+                .withQueue(o.systemQueue()).withRetry(RetryPolicy.attempts(100_000)),
+                new Compensator(flowTracker, o.compensationRetry(), runtime));
         EngineServices services = new EngineServices(ledger, flows, tokens, enqueue);
-        for (Converge.Handled<?> h : b.handled.values()) {
+        for (Handled<?> h : o.handled()) {
             register(registry, h, services);
         }
     }
 
-    private static <T> void register(HandlerRegistry registry, Converge.Handled<T> h, EngineServices services) {
+    private static <T> void register(HandlerRegistry registry, Handled<T> h, EngineServices services) {
         registry.register(h.type(), JobHandlers.adapt(h.handler(), services));
     }
 }

@@ -91,7 +91,7 @@ final class Completer implements AutoCloseable {
     private RuntimeException apply(List<Pending> batch) {
         List<Completion> items = new ArrayList<>(batch.size());
         // decided once here, for the writes and for settling after the commit alike
-        JobStore.Decision[] decisions = new JobStore.Decision[batch.size()];
+        Decision[] decisions = new Decision[batch.size()];
         for (Pending p : batch) {
             HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
             Completion item = new Completion(p.r().job, p.outcome(),
@@ -177,7 +177,7 @@ final class Completer implements AutoCloseable {
         String error = "its outcome (" + p.outcome() + ") could not be recorded; parked as failed without telling its "
                 + "batch, chain or flow: " + EngineRuntime.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new dev.converge.queue.internal.JobStore.Finish(
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new Decision.Finish(
                     r.job.lease(), JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
             if (landed) {
                 rt.counters.failed.increment();
@@ -202,7 +202,7 @@ final class Completer implements AutoCloseable {
      * again); a release without an error (the handler asked to come back, or shutdown handed the
      * job back) at DEBUG.
      */
-    private void logRetry(LeasedJob job, JobStore.Retry retry) {
+    private void logRetry(LeasedJob job, Decision.Retry retry) {
         if (retry.error() != null && !retry.refundAttempt()) {
             if (log.isInfoEnabled()) {
                 log.info("job {} ({}) attempt {} of {} failed, retrying in {} (about {}): {}", job.id(), job.kind(),
@@ -216,7 +216,7 @@ final class Completer implements AutoCloseable {
         }
     }
 
-    private void settle(Pending p, JobStore.Decision decision, boolean applied) {
+    private void settle(Pending p, Decision decision, boolean applied) {
         RunningJob r = p.r();
         if (!applied) {
             rt.counters.leaseLost.increment();
@@ -224,7 +224,7 @@ final class Completer implements AutoCloseable {
             log.warn("job {} ({}): outcome {} refused: the lease had moved on (expired and taken over); "
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
-            if (decision instanceof dev.converge.queue.internal.JobStore.Finish f) {
+            if (decision instanceof Decision.Finish f) {
                 rt.events().settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
                     rt.counters.succeeded.increment();
@@ -235,7 +235,7 @@ final class Completer implements AutoCloseable {
                 } else {
                     rt.counters.cancelled.increment();
                 }
-            } else if (decision instanceof JobStore.Retry retry) {
+            } else if (decision instanceof Decision.Retry retry) {
                 rt.counters.retried.increment();
                 rt.events().settled(r.job, "retried");
                 logRetry(r.job, retry);

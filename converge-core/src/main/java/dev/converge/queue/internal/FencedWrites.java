@@ -1,8 +1,8 @@
 package dev.converge.queue.internal;
 
 import dev.converge.lease.JobLease;
-import dev.converge.queue.internal.JobStore.Finish;
-import dev.converge.queue.internal.JobStore.Retry;
+import dev.converge.queue.internal.Decision.Finish;
+import dev.converge.queue.internal.Decision.Retry;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;

@@ -1,8 +1,8 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.queue.internal.JobStore.Finish;
-import dev.converge.queue.internal.JobStore.Retry;
+import dev.converge.queue.internal.Decision.Finish;
+import dev.converge.queue.internal.Decision.Retry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +31,7 @@ public final class JobFinisher {
 
     /** Applies the completions; {@code result[i]} is false where the delivery had lost its lease. */
     public boolean[] apply(FinishContext tx, List<Completion> items) throws SQLException {
-        JobStore.Decision[] decisions = new JobStore.Decision[items.size()];
+        Decision[] decisions = new Decision[items.size()];
         for (int i = 0; i < decisions.length; i++) {
             decisions[i] = decide(items.get(i));
         }
@@ -39,7 +39,7 @@ public final class JobFinisher {
     }
 
     /** As {@link #apply(FinishContext, List)}, with {@code decisions[i] = decide(items.get(i))} already made. */
-    boolean[] apply(FinishContext tx, List<Completion> items, JobStore.Decision[] decisions) throws SQLException {
+    boolean[] apply(FinishContext tx, List<Completion> items, Decision[] decisions) throws SQLException {
         JobStore jobs = tx.jobs();
         List<Finish> finishes = new ArrayList<>();
         List<Integer> finishIdx = new ArrayList<>();
@@ -111,7 +111,7 @@ public final class JobFinisher {
     }
 
     /** What an outcome means for the row: a terminal {@link Finish} or a {@link Retry}. */
-    static JobStore.Decision decide(Completion item) {
+    static Decision decide(Completion item) {
         LeasedJob job = item.job();
         Outcome outcome = item.outcome();
         if (outcome instanceof Outcome.Succeeded) {

@@ -1,5 +1,8 @@
 package dev.converge.queue.internal;
 
+import dev.converge.queue.internal.Decision.Finish;
+import dev.converge.queue.internal.Decision.Retry;
+
 import dev.converge.lease.JobLease;
 import dev.converge.queue.JobAttempt;
 import dev.converge.queue.JobRow;
@@ -280,30 +283,6 @@ public final class JobStore {
     public List<LeasedJob> leaseIds(Connection c, List<Long> ids, String owner, long leaseMs, Instant now)
             throws SQLException {
         return lease.leaseIds(c, ids, owner, leaseMs, now);
-    }
-
-    /** What a delivery's outcome does to its row: it ends ({@link Finish}) or runs again ({@link Retry}). */
-    public sealed interface Decision permits Finish, Retry {
-        JobLease lease();
-
-        String error();
-    }
-
-    /** A terminal outcome for a running job, fenced by its lease. */
-    public record Finish(JobLease lease, JobState state, String error) implements Decision {
-        public Finish {
-            if (!state.isTerminal()) {
-                throw new IllegalArgumentException("not a terminal state: " + state);
-            }
-        }
-    }
-
-    /**
-     * A running job going back to available after {@code delayMs}, fenced by its lease.
-     * {@code refundAttempt}: the delivery never started the handler (shutdown), so it does not
-     * count as an attempt.
-     */
-    public record Retry(JobLease lease, long delayMs, String error, boolean refundAttempt) implements Decision {
     }
 
     /** Applies terminal outcomes; {@code result[i]} is true where the lease still held and the row changed. */

@@ -28,15 +28,18 @@ final class PgListener implements AutoCloseable {
 
     private final Store store;
     private final String channel;
-    private final Wakeup wakeup;
+    private final java.util.function.Consumer<String> signal;
+    private final Runnable signalAll;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Connection connection;
 
-    PgListener(Store store, String channel, Wakeup wakeup) {
+    /** {@code signal}: a queue was notified; {@code signalAll}: notifications may have been missed (reconnected). */
+    PgListener(Store store, String channel, java.util.function.Consumer<String> signal, Runnable signalAll) {
         this.store = store;
         this.channel = channel;
-        this.wakeup = wakeup;
+        this.signal = signal;
+        this.signalAll = signalAll;
         this.thread = new Thread(this::run, "converge-listen");
         this.thread.setDaemon(true);
     }
@@ -62,7 +65,7 @@ final class PgListener implements AutoCloseable {
                     log.info("listening for job notifications again");
                     wasDown = false;
                 }
-                wakeup.signalAll();
+                signalAll.run();
                 backoff = 100;
                 PGConnection pg = c.unwrap(PGConnection.class);
                 try {
@@ -70,7 +73,7 @@ final class PgListener implements AutoCloseable {
                         PGNotification[] notes = pg.getNotifications(500);
                         if (notes != null) {
                             for (PGNotification n : notes) {
-                                wakeup.signal(n.getParameter());
+                                signal.accept(n.getParameter());
                             }
                         }
                     }

@@ -127,7 +127,7 @@ final class Rescuer implements AutoCloseable {
         String error = EXPIRED + "; settling that failed, so the job is parked here without telling its batch, "
                 + "chain or flow: " + EngineRuntime.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new JobStore.Finish(job.lease(),
+            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new Decision.Finish(job.lease(),
                     JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
             if (landed) {
                 rt.counters.failed.increment();

@@ -29,7 +29,7 @@ public final class Wakeup implements AutoCloseable {
 
     /** Starts listening for other processes' notifications on PostgreSQL. */
     void listen(Store store) {
-        listener = new PgListener(store, JobStore.CHANNEL, this);
+        listener = new PgListener(store, JobStore.CHANNEL, this::signal, this::signalAll);
         listener.start();
     }
 
