@@ -1,5 +1,6 @@
 package dev.converge.ledger;
 
+import dev.converge.queue.internal.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.flow.FlowState;
@@ -61,7 +62,7 @@ class ClaimInFlowStatementTest {
             clock.advance(Duration.ofSeconds(5));
             store.inTransaction(c -> {
                 List<LeasedJob> expired = jobs.expiredLeases(c, 10, clock.sqlNow());
-                return jobs.retry(c, List.of(new JobStore.Retry(expired.get(0).lease(), 0, "lease expired", false)),
+                return jobs.retry(c, List.of(new Decision.Retry(expired.get(0).lease(), 0, "lease expired", false)),
                         clock.sqlNow());
             });
             JobLease second = lease(store, jobs, clock, "node-b");

@@ -1,5 +1,6 @@
 package dev.converge.queue;
 
+import dev.converge.queue.internal.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.converge.lease.JobLease;
@@ -67,9 +68,9 @@ class FencedWritesTest {
 
             // the caller's order is not id order; the stale one sits between two that land
             boolean[] finished = store.inTransaction(c -> jobs.finish(c, List.of(
-                    new JobStore.Finish(c2.lease(), JobState.FAILED, "boom\nsecond line"),
-                    new JobStore.Finish(stale, JobState.SUCCEEDED, null),
-                    new JobStore.Finish(a.lease(), JobState.SUCCEEDED, null)), null));
+                    new Decision.Finish(c2.lease(), JobState.FAILED, "boom\nsecond line"),
+                    new Decision.Finish(stale, JobState.SUCCEEDED, null),
+                    new Decision.Finish(a.lease(), JobState.SUCCEEDED, null)), null));
             assertThat(finished).containsExactly(true, false, true);
             assertThat(row(store, jobs, c2.id()).state()).isEqualTo(JobState.FAILED);
             assertThat(row(store, jobs, c2.id()).lastError()).isEqualTo("boom\nsecond line");
@@ -82,10 +83,10 @@ class FencedWritesTest {
             assertThat(extended).as("b still runs; d under another epoch; a finished").containsExactly(true, false, false);
 
             boolean[] retried = store.inTransaction(c -> jobs.retry(c, List.of(
-                    new JobStore.Retry(e.lease(), 3_600_000, "try again", false),
-                    new JobStore.Retry(new JobLease(d.id(), d.epoch() + 1), 0, null, false),
-                    new JobStore.Retry(d.lease(), 0, null, true),
-                    new JobStore.Retry(a.lease(), 0, null, false)), null));
+                    new Decision.Retry(e.lease(), 3_600_000, "try again", false),
+                    new Decision.Retry(new JobLease(d.id(), d.epoch() + 1), 0, null, false),
+                    new Decision.Retry(d.lease(), 0, null, true),
+                    new Decision.Retry(a.lease(), 0, null, false)), null));
             assertThat(retried).containsExactly(true, false, true, false);
             assertThat(row(store, jobs, e.id()).state()).isEqualTo(JobState.AVAILABLE);
             assertThat(row(store, jobs, e.id()).lastError()).isEqualTo("try again");
@@ -98,10 +99,10 @@ class FencedWritesTest {
             LeasedJob again = store.inTransaction(c -> jobs.lease(c, "q", 10, "node-a", 30_000, null)).stream()
                     .filter(j -> j.id() == d.id()).findFirst().orElseThrow();
             assertThat(again.epoch()).isEqualTo(d.epoch() + 1);
-            store.inTransaction(c -> jobs.retry(c, List.of(new JobStore.Retry(again.lease(), 0, "first", false)), null));
+            store.inTransaction(c -> jobs.retry(c, List.of(new Decision.Retry(again.lease(), 0, "first", false)), null));
             LeasedJob third = store.inTransaction(c -> jobs.lease(c, "q", 10, "node-a", 30_000, null)).stream()
                     .filter(j -> j.id() == d.id()).findFirst().orElseThrow();
-            boolean[] cancelled = store.inTransaction(c -> jobs.finish(c, List.of(new JobStore.Finish(third.lease(),
+            boolean[] cancelled = store.inTransaction(c -> jobs.finish(c, List.of(new Decision.Finish(third.lease(),
                     JobState.CANCELLED, null)), null));
             assertThat(cancelled).containsExactly(true);
             assertThat(row(store, jobs, d.id()).state()).isEqualTo(JobState.CANCELLED);

@@ -1,5 +1,6 @@
 package dev.converge.testkit.contract;
 
+import dev.converge.queue.internal.Decision;
 import static dev.converge.testkit.contract.ContractFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,7 +97,7 @@ public interface LeaseContract extends HasFixture {
         assertThat(finish(stale.lease(), JobState.SUCCEEDED)).as("stale completion").isFalse();
         assertThat(finish(stale.lease(), JobState.FAILED)).as("stale failure").isFalse();
         assertThat(fixture().store().inTransaction(c -> jobs.retry(c,
-                List.of(new JobStore.Retry(stale.lease(), 0, "stale release", false)), now()))[0]).as("stale release").isFalse();
+                List.of(new Decision.Retry(stale.lease(), 0, "stale release", false)), now()))[0]).as("stale release").isFalse();
         assertThat(fixture().store().inTransaction(c -> jobs.extendLeases(c, List.of(stale.lease()), lease(), now()))[0])
                 .as("stale heartbeat").isFalse();
         assertThat(leaseValid(stale.lease())).isFalse();
@@ -281,15 +282,15 @@ public interface LeaseContract extends HasFixture {
 
     private boolean finish(JobLease l, JobState state) {
         return fixture().store().inTransaction(c -> fixture().jobs().finish(c,
-                List.of(new JobStore.Finish(l, state, state == JobState.FAILED ? "stale" : null)), now()))[0];
+                List.of(new Decision.Finish(l, state, state == JobState.FAILED ? "stale" : null)), now()))[0];
     }
 
     /** What a rescuer does, at the store: expired leases go back to available, fenced by their epoch. */
     private int rescue() {
         return fixture().store().inTransaction(c -> {
             List<LeasedJob> expired = fixture().jobs().expiredLeases(c, 100, now());
-            List<JobStore.Retry> back = expired.stream()
-                    .map(j -> new JobStore.Retry(j.lease(), 0, "lease expired (contract)", false)).toList();
+            List<Decision.Retry> back = expired.stream()
+                    .map(j -> new Decision.Retry(j.lease(), 0, "lease expired (contract)", false)).toList();
             boolean[] applied = fixture().jobs().retry(c, back, now());
             int n = 0;
             for (boolean x : applied) {
