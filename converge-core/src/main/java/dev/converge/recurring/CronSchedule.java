@@ -15,7 +15,7 @@ import java.util.Objects;
  * Slots of a Unix cron expression, parsed and evaluated by cron-utils (an optional dependency of
  * the engine: this class is loaded only when a cron schedule is declared).
  */
-final class CronSchedule implements Schedule {
+final class CronSchedule {
     private final String expression;
     private final ZoneId zone;
     private final ExecutionTime execution;
@@ -42,7 +42,6 @@ final class CronSchedule implements Schedule {
         return new CronSchedule(expression, zone, ExecutionTime.forCron(cron));
     }
 
-    @Override
     public Instant latestAtOrBefore(Instant t) {
         ZonedDateTime at = t.truncatedTo(ChronoUnit.SECONDS).atZone(zone);
         // nextExecution is strictly after its argument: one second earlier finds a slot exactly at t
@@ -53,12 +52,10 @@ final class CronSchedule implements Schedule {
         return execution.lastExecution(at).map(ZonedDateTime::toInstant).orElse(null);
     }
 
-    @Override
     public Instant nextAfter(Instant t) {
         return execution.nextExecution(t.atZone(zone)).map(ZonedDateTime::toInstant).orElse(null);
     }
 
-    @Override
     public String describe() {
         return "cron " + expression + " " + zone;
     }

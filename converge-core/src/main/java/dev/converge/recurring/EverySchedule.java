@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** Fixed-interval slots, aligned on the epoch so every node computes the same instants. */
-final class EverySchedule implements Schedule {
+final class EverySchedule {
     private final Duration interval;
     private final long millis;
 
@@ -16,17 +16,14 @@ final class EverySchedule implements Schedule {
         this.millis = interval.toMillis();
     }
 
-    @Override
     public Instant latestAtOrBefore(Instant t) {
         return Instant.ofEpochMilli(Math.floorDiv(t.toEpochMilli(), millis) * millis);
     }
 
-    @Override
     public Instant nextAfter(Instant t) {
         return latestAtOrBefore(t).plusMillis(millis);
     }
 
-    @Override
     public String describe() {
         return "every " + interval;
     }

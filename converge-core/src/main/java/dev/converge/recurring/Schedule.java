@@ -3,6 +3,7 @@ package dev.converge.recurring;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.function.UnaryOperator;
 
 /**
  * When a recurring job is due: a sequence of instants ("slots"). Each slot is enqueued at most
@@ -21,11 +22,38 @@ public interface Schedule {
 
     /** Slots every {@code interval}, aligned on the epoch (an hourly job runs on the hour). */
     static Schedule every(Duration interval) {
-        return new EverySchedule(interval);
+        EverySchedule s = new EverySchedule(interval);
+        return slots(s::latestAtOrBefore, s::nextAfter, s.describe());
     }
 
     /** Slots of a five-field Unix cron expression, read in {@code zone} (daylight saving included). */
     static Schedule cron(String expression, ZoneId zone) {
-        return CronSchedule.parse(expression, zone);
+        CronSchedule s = CronSchedule.parse(expression, zone);
+        return slots(s::latestAtOrBefore, s::nextAfter, s.describe());
+    }
+
+    /** A schedule of the engine's own kinds (they do not implement this interface, so that it names them alone). */
+    private static Schedule slots(UnaryOperator<Instant> latest, UnaryOperator<Instant> next, String description) {
+        return new Schedule() {
+            @Override
+            public Instant latestAtOrBefore(Instant t) {
+                return latest.apply(t);
+            }
+
+            @Override
+            public Instant nextAfter(Instant t) {
+                return next.apply(t);
+            }
+
+            @Override
+            public String describe() {
+                return description;
+            }
+
+            @Override
+            public String toString() {
+                return description;
+            }
+        };
     }
 }

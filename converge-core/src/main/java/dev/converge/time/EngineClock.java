@@ -19,7 +19,23 @@ public interface EngineClock {
     /** Local "now" for decisions that need no agreement between machines (logging, metrics). */
     Instant localNow();
 
+    /** The production clock: the database decides what time it is. */
     static EngineClock database() {
-        return DatabaseClock.INSTANCE;
+        return new EngineClock() {
+            @Override
+            public Instant sqlNow() {
+                return null; // the store's SQL uses the database's own timestamp
+            }
+
+            @Override
+            public Instant localNow() {
+                return Instant.now();
+            }
+
+            @Override
+            public String toString() {
+                return "database clock";
+            }
+        };
     }
 }
