@@ -50,8 +50,15 @@ class AbuseTest {
         assertThat(sites.legitP99Micros()).as("legitimate sites: p99 from request to live").isLessThan(SITE_P99_MICROS);
     }
 
-    /** What a legitimate site may take to go live beside another tenant's flood, with fair admission. */
-    private static final long SITE_P99_MICROS = 5_000_000;
+    /**
+     * What a legitimate site may take to go live beside another tenant's flood, with fair admission:
+     * the bound between the two regimes this test compares. On this project's 2-core build machine
+     * (H2 file store, the attacker and the service on the same cores), with the limits on, the slowest
+     * of the ~8 legitimate sites of the 4-second phase took 4.1-6.0 s in three runs (4.6 s on the code
+     * before the engine's assembly changed, so not a regression of it); with the limits off, 9.4-12.8 s.
+     * At 5 s the check failed one of those runs by noise alone; 7 s still fails the limits-off run.
+     */
+    private static final long SITE_P99_MICROS = 7_000_000;
 
     @Test
     void withTheLimitsOffTheSameRunShowsTheHarm(@TempDir Path dir) throws Exception {
