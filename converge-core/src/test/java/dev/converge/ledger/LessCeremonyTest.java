@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class LessCeremonyTest {
     final Map<String, LeafResource> leaf = new HashMap<>();
 
-    ResourceTypeBuilder contacts() {
+    ResourceType.Builder contacts() {
         return ResourceType.named("crm.contact")
                 .createdBy(RepetitionSafety.IDEMPOTENT_BY_CONSTRAINT, req -> {
                     LeafResource r = new LeafResource("c-" + (leaf.size() + 1), req.naturalKey(), req.tag(), Map.of());
