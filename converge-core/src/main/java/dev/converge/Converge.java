@@ -1,5 +1,6 @@
 package dev.converge;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.batch.Batches;
 import dev.converge.batch.internal.JobSpec;
 import dev.converge.chain.Chains;
@@ -10,7 +11,6 @@ import dev.converge.handler.JobHandler;
 import dev.converge.ledger.Ledger;
 import dev.converge.ledger.ResourceType;
 import dev.converge.ledger.internal.ResourceTypes;
-import dev.converge.store.internal.Dialect;
 import dev.converge.token.Tokens;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.crash.CrashPlan;
@@ -128,7 +128,7 @@ public final class Converge implements AutoCloseable {
         this.reapOlderThan = b.reapOlderThan;
         this.watchdogEvery = b.watchdog;
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
-            workers.add(new QueueWorker(runtime, q.getKey(), q.getValue(), b.prefetch));
+            workers.add(runtime.worker(q.getKey(), q.getValue(), b.prefetch));
         }
         this.claims = new dev.converge.claim.internal.ClaimService(store, nodeId);
         this.rounds = new dev.converge.claim.internal.LeaderRounds(store, nodeId);
@@ -262,7 +262,7 @@ public final class Converge implements AutoCloseable {
         long[] ids = store.inTransaction(c -> {
             long[] out = runtime.jobs().insertMany(c, rows, store.clock().sqlNow());
             for (String q : queues) {
-                Dialect.forUrl(store.config().url()).notify(c, JobStore.CHANNEL, q);
+                Dialects.forUrl(store.config().url()).notify(c, JobStore.CHANNEL, q);
             }
             return out;
         });

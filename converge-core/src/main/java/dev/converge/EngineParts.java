@@ -1,5 +1,6 @@
 package dev.converge;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.batch.Batches;
 import dev.converge.batch.internal.BatchService;
 import dev.converge.batch.internal.BatchStore;
@@ -80,7 +81,7 @@ final class EngineParts {
 
     EngineParts(Options o, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
             Function<Job<?>, EnqueueResult> enqueue) {
-        Dialect dialect = Dialect.forUrl(o.store().config().url());
+        Dialect dialect = Dialects.forUrl(o.store().config().url());
         EngineObservers events = new EngineObservers();
         BatchTracker batchTracker = new BatchTracker(new BatchStore(dialect));
         ChainTracker chainTracker = new ChainTracker(new ChainStore(dialect), batchTracker);

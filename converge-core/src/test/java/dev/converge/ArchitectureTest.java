@@ -63,14 +63,13 @@ class ArchitectureTest {
     }
 
     /**
-     * No new loop of files: each top-level class (with its nested classes) is a file, and the
-     * files that reach each other around a loop (a strongly connected part of the bytecode's
-     * dependency graph, same-package references included) must be one of the loops listed in
-     * {@code src/test/resources/loops-of-files.txt}. A listed loop that shrank or went away fails
-     * too, so the list only ever shrinks, and says at every commit what is left to break.
+     * No loop of files: each top-level class (with its nested classes) is a file, and no files may
+     * reach each other around a loop (a strongly connected part of the bytecode's dependency graph,
+     * same-package references included). A file that can only be read, tested and changed together
+     * with others is one file too many.
      */
     @Test
-    void noNewLoopOfFiles() throws Exception {
+    void noLoopOfFiles() {
         java.util.Map<String, Set<String>> edges = new java.util.TreeMap<>();
         for (JavaClass c : CORE) {
             if (!c.getPackageName().startsWith("dev.converge")) {
@@ -84,24 +83,9 @@ class ArchitectureTest {
                 }
             });
         }
-        Set<Set<String>> loops = new LinkedHashSet<>(StronglyConnected.components(edges));
-        Set<Set<String>> listed = new LinkedHashSet<>();
-        for (String line : new String(getClass().getResourceAsStream("/loops-of-files.txt").readAllBytes(),
-                java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
-            if (!line.isBlank() && !line.startsWith("#")) {
-                listed.add(new java.util.TreeSet<>(List.of(line.trim().split("\\s+"))));
-            }
-        }
-        Set<Set<String>> added = new LinkedHashSet<>(loops);
-        added.removeAll(listed);
-        Set<Set<String>> gone = new LinkedHashSet<>(listed);
-        gone.removeAll(loops);
-        org.assertj.core.api.Assertions.assertThat(added)
-                .as("loops of files not in loops-of-files.txt (break them; a file read, tested and changed only as a"
-                        + " whole with others is one file too many)")
-                .isEmpty();
-        org.assertj.core.api.Assertions.assertThat(gone)
-                .as("listed loops that are broken or smaller now: write loops-of-files.txt again from what is left")
+        org.assertj.core.api.Assertions.assertThat(StronglyConnected.components(edges))
+                .as("loops of files in the engine (break them: pass what a part needs down to it instead of"
+                        + " the whole that builds it)")
                 .isEmpty();
     }
 

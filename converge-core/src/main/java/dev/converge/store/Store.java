@@ -1,5 +1,6 @@
 package dev.converge.store;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.store.internal.Dialect;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
@@ -49,7 +50,7 @@ public final class Store implements AutoCloseable {
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
         this.ownsConnections = ownedPool != null;
-        this.dialect = Dialect.forUrl(config.url());
+        this.dialect = Dialects.forUrl(config.url());
     }
 
     /** Opens a store on a HikariCP pool of its own (HikariCP, and Flyway when it migrates, on the classpath). */
@@ -268,6 +269,6 @@ public final class Store implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Store{" + dialect + ", " + Dialect.redactUrl(config.url()) + "}";
+        return "Store{" + dialect + ", " + Dialects.redactUrl(config.url()) + "}";
     }
 }

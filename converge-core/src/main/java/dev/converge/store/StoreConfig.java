@@ -1,6 +1,6 @@
 package dev.converge.store;
 
-import dev.converge.store.internal.Dialect;
+import dev.converge.store.internal.Dialects;
 import dev.converge.time.EngineClock;
 import java.time.Duration;
 import java.util.Objects;
@@ -98,7 +98,7 @@ public final class StoreConfig {
 
     @Override
     public String toString() {
-        return "StoreConfig{url=" + Dialect.redactUrl(url) + ", user=" + username + ", pool=" + maxPoolSize
+        return "StoreConfig{url=" + Dialects.redactUrl(url) + ", user=" + username + ", pool=" + maxPoolSize
                 + ", autoCommit=" + autoCommit + ", clock=" + clock + "}";
     }
 
@@ -170,7 +170,7 @@ public final class StoreConfig {
             if (url == null || url.isBlank()) {
                 throw new IllegalArgumentException("store url is required");
             }
-            Dialect.forUrl(url); // rejects unsupported databases now, not at first use
+            Dialects.forUrl(url); // rejects unsupported databases now, not at first use
             if (maxPoolSize < 1 || maxPoolSize > 1000) {
                 throw new IllegalArgumentException("maxPoolSize must be between 1 and 1000, was " + maxPoolSize);
             }

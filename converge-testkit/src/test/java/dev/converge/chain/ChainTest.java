@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.ConvergeException;
 import dev.converge.batch.Batch;
@@ -14,7 +15,6 @@ import dev.converge.queue.Job;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -99,7 +99,7 @@ class ChainTest {
             // one catch job was fired; its first delivery died after the handler ran and before completing,
             // so it was delivered again (at least once) and completed once
             await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().filter("callback:catch"::equals).count() == 2);
-            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialect.forUrl(h.store().config().url()))
+            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialects.forUrl(h.store().config().url()))
                     .byUniqueKey(c, "chain:" + id + ":catch")).orElseThrow();
             await().atMost(Duration.ofSeconds(10)).until(() -> engine.job(catchJob.id()).orElseThrow().state()
                     == dev.converge.queue.JobState.SUCCEEDED);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
@@ -13,7 +14,6 @@ import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.queue.internal.JobStore;
-import dev.converge.store.internal.Dialect;
 import dev.converge.token.Token;
 import dev.converge.token.TokenState;
 import java.time.Duration;
@@ -208,7 +208,7 @@ class ManualHandTest {
             assertThat(engine.job(running).orElseThrow().state()).isEqualTo(JobState.RUNNING);
             sql(h, "UPDATE cv_job SET state = 'available', lease_owner = NULL, lease_expires_at = NULL WHERE id = " + running);
             long seen = engine.job(running).orElseThrow().epoch();
-            JobStore jobs = new JobStore(Dialect.forUrl(h.store().config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url()));
             boolean stale = h.store().withConnection(c -> jobs.cancelWaiting(c, running, seen - 1, "stale", null));
             assertThat(stale)
                     .as("an epoch read before the job was leased again cancels nothing").isFalse();

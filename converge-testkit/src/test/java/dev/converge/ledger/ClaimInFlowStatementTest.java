@@ -1,8 +1,9 @@
 package dev.converge.ledger;
 
-import dev.converge.queue.internal.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.store.internal.Dialects;
+import dev.converge.queue.internal.Decision;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.Harness;
 import dev.converge.flow.internal.FlowStore;
@@ -14,7 +15,6 @@ import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.SettableClock;
 import java.time.Duration;
 import java.util.List;
@@ -33,9 +33,9 @@ class ClaimInFlowStatementTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness("postgres", clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
-            LedgerStore ledger = new LedgerStore(Dialect.forUrl(store.config().url()));
-            FlowStore flows = new FlowStore(Dialect.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url()));
+            FlowStore flows = new FlowStore(Dialects.forUrl(store.config().url()));
             assertThat(ledger.claimsInFlowAtOnce()).isTrue();
             long flow = store.withConnection(c -> flows.insert(c, "f", "s", null, null, null, clock.sqlNow())).orElseThrow();
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "step", "{}", 3), clock.sqlNow()));

@@ -1,9 +1,10 @@
 package dev.converge.ledger;
 
-import dev.converge.queue.internal.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.converge.store.internal.Dialects;
+import dev.converge.queue.internal.Decision;
 import dev.converge.Converge;
 import dev.converge.crash.CrashPoint;
 import dev.converge.flow.Harness;
@@ -17,7 +18,6 @@ import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.SettableClock;
 import dev.converge.testkit.leaf.CountingLeaf;
 import dev.converge.token.internal.TokenStore;
@@ -38,9 +38,9 @@ class StaleWorkerTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness(kind, clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
-            LedgerStore ledger = new LedgerStore(Dialect.forUrl(store.config().url()));
-            TokenStore tokens = new TokenStore(Dialect.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url()));
+            TokenStore tokens = new TokenStore(Dialects.forUrl(store.config().url()));
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "stale", "{}", 3), clock.sqlNow()));
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();

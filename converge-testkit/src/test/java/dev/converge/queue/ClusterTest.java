@@ -3,11 +3,11 @@ package dev.converge.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.store.Store;
 import dev.converge.store.StoreConfig;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.ExecutionLog;
 import dev.converge.testkit.JoinGate;
 import dev.converge.testkit.ScratchDatabase;
@@ -91,7 +91,7 @@ class ClusterTest {
             assertThat(engines.stream().mapToLong(x -> x.stats().succeeded()).sum()).as("completions").isEqualTo(JOBS);
             assertThat(engines.stream().mapToLong(x -> x.stats().leaseLost() + x.stats().abandoned()).sum()).isZero();
             assertThat(engines).allSatisfy(x -> assertThat(x.stats().succeeded()).as("every engine took part").isPositive());
-            Map<JobState, Long> counts = first.withConnection(c -> new JobStore(Dialect.forUrl(first.config().url())).countByState(c, null));
+            Map<JobState, Long> counts = first.withConnection(c -> new JobStore(Dialects.forUrl(first.config().url())).countByState(c, null));
             assertThat(counts.get(JobState.SUCCEEDED)).isEqualTo(JOBS);
             assertThat(counts.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(JOBS);
         } finally {

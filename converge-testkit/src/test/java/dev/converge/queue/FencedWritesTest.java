@@ -1,14 +1,14 @@
 package dev.converge.queue;
 
-import dev.converge.queue.internal.Decision;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.store.internal.Dialects;
+import dev.converge.queue.internal.Decision;
 import dev.converge.lease.JobLease;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
@@ -32,7 +32,7 @@ class FencedWritesTest {
         try (ScratchDatabase db = kind.equals("postgres") ? ScratchDatabase.create("cv_fenced") : null;
                 Store store = db != null ? TestStores.postgres(db, true, EngineClock.database(), 4)
                         : TestStores.h2(true, EngineClock.database())) {
-            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
             long timed = store.inTransaction(c -> jobs.insert(c, new NewJob("q", "k.timed", "{\"n\":1}", null, 0, 3,
                     1234L, "key-1", null, null, null, null), null).id());
             for (int i = 0; i < 4; i++) {

@@ -2,11 +2,11 @@ package dev.converge.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.queue.internal.NewJob;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
 import java.lang.reflect.InvocationTargetException;
@@ -26,7 +26,7 @@ class H2LeaseRecheckTest {
     @Test
     void aJobReleasedWithBackoffBetweenTheReadAndTheTakeIsNotTakenEarly() {
         try (Store store = TestStores.h2(true, EngineClock.database())) {
-            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
             long id = store.inTransaction(c -> jobs.insert(c, NewJob.simple("q", "k", "{}", 3), null).id());
             List<LeasedJob> got = store.inTransaction(c -> jobs.lease(releasedMeanwhile(c, id), "q", 10, "node-a",
                     30_000, null));

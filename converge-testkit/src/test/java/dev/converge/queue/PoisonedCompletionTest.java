@@ -3,13 +3,13 @@ package dev.converge.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.flow.Flow;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.Harness;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,7 +79,7 @@ class PoisonedCompletionTest {
                         .flowId());
             }
             // a node leases them all and dies at once: every lease expires on its last attempt
-            JobStore jobs = new JobStore(Dialect.forUrl(h.store().config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url()));
             List<LeasedJob> leased = h.store().inTransaction(c -> jobs.lease(c, "dead", 10, "dead-node", 1, null));
             assertThat(leased).hasSize(6);
 
@@ -100,7 +100,7 @@ class PoisonedCompletionTest {
                 ps.setLong(1, flowId);
                 try (var rs = ps.executeQuery()) {
                     rs.next();
-                    return new JobStore(Dialect.forUrl(h.store().config().url())).get(c, rs.getLong(1)).orElseThrow();
+                    return new JobStore(Dialects.forUrl(h.store().config().url())).get(c, rs.getLong(1)).orElseThrow();
                 }
             }
         });

@@ -2,11 +2,11 @@ package dev.converge.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.queue.internal.LeasedJob;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;
@@ -62,7 +62,7 @@ class PostgresWakeupTest {
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
                 Converge producer = Converge.builder(store).declare(PING).build()) {
             producer.enqueueAll(java.util.stream.IntStream.range(0, 200).mapToObj(i -> Job.of(PING, new Ping(i))).toList());
-            JobStore jobs = new JobStore(Dialect.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
             try (Connection a = store.dataSource().getConnection(); Connection b = store.dataSource().getConnection()) {
                 a.setAutoCommit(false);
                 b.setAutoCommit(false);

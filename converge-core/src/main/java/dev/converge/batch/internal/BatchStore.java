@@ -1,5 +1,7 @@
 package dev.converge.batch.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.batch.BatchProgress;
 import dev.converge.batch.BatchState;
 import dev.converge.store.internal.Dialect;
@@ -36,19 +38,19 @@ public final class BatchStore {
     private final Sql runningInFlow;
 
     public BatchStore(Dialect d) {
-        insert = d.sql("INSERT INTO cv_batch (name, state, allow_failures, total, pending, then_job, catch_job, "
+        insert = sql(d, "INSERT INTO cv_batch (name, state, allow_failures, total, pending, then_job, catch_job, "
                 + "finally_job, chain_id, chain_pos, flow_id, created_at) VALUES (:name, 'running', :allow, :total, :total, "
                 + ":then_job, :catch_job, :finally_job, :chain_id, :chain_pos, :flow_id, {now})");
-        count = d.sql("UPDATE cv_batch SET pending = pending - :n, succeeded = succeeded + :s, failed = failed + :f, "
+        count = sql(d, "UPDATE cv_batch SET pending = pending - :n, succeeded = succeeded + :s, failed = failed + :f, "
                 + "cancelled = cancelled + :c WHERE id = :id");
-        get = d.sql("SELECT " + COLUMNS + " FROM cv_batch WHERE id = :id");
-        cancel = d.sql("UPDATE cv_batch SET state = 'cancelled', cancelled_at = {now} WHERE id = :id AND state = 'running'");
-        finish = d.sql("UPDATE cv_batch SET finished_at = {now}, state = CASE WHEN state = 'running' THEN :final "
+        get = sql(d, "SELECT " + COLUMNS + " FROM cv_batch WHERE id = :id");
+        cancel = sql(d, "UPDATE cv_batch SET state = 'cancelled', cancelled_at = {now} WHERE id = :id AND state = 'running'");
+        finish = sql(d, "UPDATE cv_batch SET finished_at = {now}, state = CASE WHEN state = 'running' THEN :final "
                 + "ELSE state END WHERE id = :id AND finished_at IS NULL AND pending = 0");
-        fireThen = d.sql("UPDATE cv_batch SET then_fired = TRUE WHERE id = :id AND then_fired = FALSE");
-        fireCatch = d.sql("UPDATE cv_batch SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
-        fireFinally = d.sql("UPDATE cv_batch SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
-        runningInFlow = d.sql("SELECT id FROM cv_batch WHERE flow_id = :flow_id AND finished_at IS NULL ORDER BY id");
+        fireThen = sql(d, "UPDATE cv_batch SET then_fired = TRUE WHERE id = :id AND then_fired = FALSE");
+        fireCatch = sql(d, "UPDATE cv_batch SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
+        fireFinally = sql(d, "UPDATE cv_batch SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
+        runningInFlow = sql(d, "SELECT id FROM cv_batch WHERE flow_id = :flow_id AND finished_at IS NULL ORDER BY id");
     }
 
     public long insert(Connection c, String name, boolean allowFailures, int total, JobSpec then, JobSpec catchJob,

@@ -1,5 +1,7 @@
 package dev.converge.chain.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,15 +35,15 @@ public final class ChainStore {
     private final Sql fireFinally;
 
     public ChainStore(Dialect d) {
-        insert = d.sql("INSERT INTO cv_chain (name, state, position, size, links, catch_job, finally_job, flow_id, "
+        insert = sql(d, "INSERT INTO cv_chain (name, state, position, size, links, catch_job, finally_job, flow_id, "
                 + "created_at) VALUES (:name, 'running', 0, :size, :links, :catch_job, :finally_job, :flow_id, {now})");
-        get = d.sql("SELECT id, name, state, position, size, links, catch_job, finally_job, flow_id, created_at, "
+        get = sql(d, "SELECT id, name, state, position, size, links, catch_job, finally_job, flow_id, created_at, "
                 + "finished_at FROM cv_chain WHERE id = :id");
-        advance = d.sql("UPDATE cv_chain SET position = position + 1 WHERE id = :id AND position = :pos "
+        advance = sql(d, "UPDATE cv_chain SET position = position + 1 WHERE id = :id AND position = :pos "
                 + "AND state = 'running'");
-        end = d.sql("UPDATE cv_chain SET state = :state, finished_at = {now} WHERE id = :id AND state = 'running'");
-        fireCatch = d.sql("UPDATE cv_chain SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
-        fireFinally = d.sql("UPDATE cv_chain SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
+        end = sql(d, "UPDATE cv_chain SET state = :state, finished_at = {now} WHERE id = :id AND state = 'running'");
+        fireCatch = sql(d, "UPDATE cv_chain SET catch_fired = TRUE WHERE id = :id AND catch_fired = FALSE");
+        fireFinally = sql(d, "UPDATE cv_chain SET finally_fired = TRUE WHERE id = :id AND finally_fired = FALSE");
     }
 
     public long insert(Connection c, String name, List<LinkSpec> links, JobSpec catchJob, JobSpec finallyJob,

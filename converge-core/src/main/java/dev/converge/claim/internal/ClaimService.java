@@ -1,10 +1,9 @@
 package dev.converge.claim.internal;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.claim.Claim;
 import dev.converge.claim.Claims;
-
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,7 +16,7 @@ public final class ClaimService implements Claims {
 
     public ClaimService(Store store, String node) {
         this.store = store;
-        this.table = new ClaimStore(Dialect.forUrl(store.config().url()));
+        this.table = new ClaimStore(Dialects.forUrl(store.config().url()));
         this.node = node;
     }
 

@@ -1,5 +1,7 @@
 package dev.converge.claim.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.claim.Claim;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
@@ -24,16 +26,16 @@ public final class ClaimStore {
 
     public ClaimStore(Dialect dialect) {
         // a released claim keeps its row, so the next owner's fence is one higher: it never goes back
-        this.takeExpired = dialect.sql("UPDATE cv_claim SET owner = :owner, fence = fence + 1, acquired_at = {now}, "
+        this.takeExpired = sql(dialect, "UPDATE cv_claim SET owner = :owner, fence = fence + 1, acquired_at = {now}, "
                 + "expires_at = {now+:ttl_ms}, released_at = NULL WHERE claim_key = :key "
                 + "AND (expires_at <= {now} OR released_at IS NOT NULL)");
-        this.insert = dialect.sql("INSERT INTO cv_claim (claim_key, owner, fence, acquired_at, expires_at) "
+        this.insert = sql(dialect, "INSERT INTO cv_claim (claim_key, owner, fence, acquired_at, expires_at) "
                 + "VALUES (:key, :owner, 1, {now}, {now+:ttl_ms})" + dialect.onConflictDoNothing());
-        this.release = dialect.sql("UPDATE cv_claim SET released_at = {now} WHERE claim_key = :key AND owner = :owner "
+        this.release = sql(dialect, "UPDATE cv_claim SET released_at = {now} WHERE claim_key = :key AND owner = :owner "
                 + "AND fence = :fence AND released_at IS NULL");
-        this.extend = dialect.sql("UPDATE cv_claim SET expires_at = {now+:ttl_ms} WHERE claim_key = :key "
+        this.extend = sql(dialect, "UPDATE cv_claim SET expires_at = {now+:ttl_ms} WHERE claim_key = :key "
                 + "AND owner = :owner AND fence = :fence AND expires_at > {now} AND released_at IS NULL");
-        this.get = dialect.sql("SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key "
+        this.get = sql(dialect, "SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key "
                 + "AND released_at IS NULL");
     }
 

@@ -1,5 +1,8 @@
 package dev.converge.claim.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
+import dev.converge.store.internal.Dialects;
 import dev.converge.claim.LeaderRound;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
@@ -36,17 +39,17 @@ public final class LeaderRounds {
     public LeaderRounds(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialect.forUrl(store.config().url());
-        this.touch = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
+        Dialect d = Dialects.forUrl(store.config().url());
+        this.touch = sql(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail WHERE task = :task");
-        this.changed = d.sql("UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
+        this.changed = sql(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail, changed_at = {now}, changed_detail = :detail WHERE task = :task");
-        this.insert = d.sql("INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail) "
+        this.insert = sql(d, "INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail) "
                 + "VALUES (:task, :node, {now}, :outcome, :detail)" + d.onConflictDoNothing());
-        this.insertChanged = d.sql("INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail, changed_at, "
+        this.insertChanged = sql(d, "INSERT INTO cv_leader_round (task, node_id, round_at, outcome, detail, changed_at, "
                 + "changed_detail) VALUES (:task, :node, {now}, :outcome, :detail, {now}, :detail)"
                 + d.onConflictDoNothing());
-        this.list = d.sql("SELECT task, node_id, round_at, outcome, detail, changed_at, changed_detail "
+        this.list = sql(d, "SELECT task, node_id, round_at, outcome, detail, changed_at, changed_detail "
                 + "FROM cv_leader_round ORDER BY task");
     }
 

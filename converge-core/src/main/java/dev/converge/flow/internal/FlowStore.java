@@ -1,5 +1,7 @@
 package dev.converge.flow.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.batch.internal.JobSpec;
 import dev.converge.flow.Compensation;
 import dev.converge.flow.FlowEvent;
@@ -61,59 +63,59 @@ public final class FlowStore {
 
     public FlowStore(Dialect d) {
         this.dialect = d;
-        insert = d.sql("INSERT INTO cv_flow (kind, subject, state, deadline, on_success, on_failure, created_at, "
+        insert = sql(d, "INSERT INTO cv_flow (kind, subject, state, deadline, on_success, on_failure, created_at, "
                 + "updated_at) VALUES (:kind, :subject, 'running', CASE WHEN :has_deadline THEN {now+:deadline_ms} END, "
                 + ":on_success, :on_failure, {now}, {now})" + d.onConflictDoNothing());
-        get = d.sql("SELECT " + COLUMNS + " FROM cv_flow WHERE id = :id");
-        bySubject = d.sql("SELECT " + COLUMNS + " FROM cv_flow WHERE kind = :kind AND subject = :subject");
-        setChain = d.sql("UPDATE cv_flow SET chain_id = :chain_id WHERE id = :id");
-        transition = d.sql("UPDATE cv_flow SET state = :to, updated_at = {now}, "
+        get = sql(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE id = :id");
+        bySubject = sql(d, "SELECT " + COLUMNS + " FROM cv_flow WHERE kind = :kind AND subject = :subject");
+        setChain = sql(d, "UPDATE cv_flow SET chain_id = :chain_id WHERE id = :id");
+        transition = sql(d, "UPDATE cv_flow SET state = :to, updated_at = {now}, "
                 + "failure_reason = COALESCE(:reason, failure_reason), "
                 + "finished_at = CASE WHEN :terminal THEN {now} ELSE finished_at END WHERE id = :id AND state = :from");
-        attention = d.sql("UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
-        event = d.sql("INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason, actor) "
+        attention = sql(d, "UPDATE cv_flow SET attention = COALESCE(attention, :reason), updated_at = {now} WHERE id = :id");
+        event = sql(d, "INSERT INTO cv_flow_event (flow_id, at, from_state, to_state, reason, actor) "
                 + "VALUES (:flow_id, {now}, :from, :to, :reason, :actor)");
-        history = d.sql("SELECT id, flow_id, at, from_state, to_state, reason, actor FROM cv_flow_event "
+        history = sql(d, "SELECT id, flow_id, at, from_state, to_state, reason, actor FROM cv_flow_event "
                 + "WHERE flow_id = :flow_id ORDER BY id");
-        overdue = d.sql("SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
+        overdue = sql(d, "SELECT id FROM cv_flow WHERE state = 'running' AND deadline < {now} ORDER BY deadline "
                 + "LIMIT :limit");
-        addCompensation = d.sql("INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
+        addCompensation = sql(d, "INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
                 + "VALUES (:flow_id, :kind, :payload, 'pending', {now})");
-        nextCompensation = d.sql("SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+        nextCompensation = sql(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id AND state = 'pending' ORDER BY id DESC LIMIT 1");
         // fenced by the compensating delivery's lease: a stale delivery must not spend attempts or give up
         String fence = " AND EXISTS (SELECT 1 FROM cv_job WHERE cv_job.id = :job_id AND cv_job.epoch = :epoch "
                 + "AND cv_job.state = 'running')";
-        endCompensation = d.sql("UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
+        endCompensation = sql(d, "UPDATE cv_compensation SET state = :state, last_error = COALESCE(:error, last_error), "
                 + "finished_at = {now} WHERE id = :id AND state = 'pending'" + fence);
-        compensationFailedAttempt = d.sql("UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
+        compensationFailedAttempt = sql(d, "UPDATE cv_compensation SET attempts = attempts + 1, last_error = :error "
                 + "WHERE id = :id AND state = 'pending'" + fence);
-        compensations = d.sql("SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
+        compensations = sql(d, "SELECT id, flow_id, kind, payload, state, attempts, last_error, created_at, "
                 + "finished_at FROM cv_compensation WHERE flow_id = :flow_id ORDER BY id");
-        cancelLooseJobs = d.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+        cancelLooseJobs = sql(d, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE flow_id = :flow_id AND batch_id IS NULL AND state = 'available'");
         // a completion locks a batch (its counters), then the chain the batch is a link of, then the flow:
         // failing a flow takes them in the same order, so the two never wait for each other in a circle
-        lockRunningBatches = d.sql("SELECT id FROM cv_batch WHERE flow_id = :flow_id AND state = 'running' "
+        lockRunningBatches = sql(d, "SELECT id FROM cv_batch WHERE flow_id = :flow_id AND state = 'running' "
                 + "ORDER BY id FOR UPDATE");
-        lockRunningChain = d.sql("SELECT id FROM cv_chain WHERE flow_id = :flow_id AND state = 'running' "
+        lockRunningChain = sql(d, "SELECT id FROM cv_chain WHERE flow_id = :flow_id AND state = 'running' "
                 + "ORDER BY id FOR UPDATE");
-        overdueCompensating = d.sql("SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
+        overdueCompensating = sql(d, "SELECT id FROM cv_flow WHERE state = 'compensating' AND deadline < {now} "
                 + "ORDER BY deadline LIMIT :limit");
         // a flow failed by its deadline is past it already: its compensation gets a deadline of its own
-        compensationDeadline = d.sql("UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
-        notDone = d.sql("SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
-        lockState = d.sql("SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
-        shareState = d.sql("SELECT state FROM cv_flow WHERE id = :id" + d.forShare());
+        compensationDeadline = sql(d, "UPDATE cv_flow SET deadline = {now+:deadline_ms} WHERE id = :id");
+        notDone = sql(d, "SELECT COUNT(*) FROM cv_compensation WHERE flow_id = :flow_id AND state <> 'done'");
+        lockState = sql(d, "SELECT state FROM cv_flow WHERE id = :id FOR UPDATE");
+        shareState = sql(d, "SELECT state FROM cv_flow WHERE id = :id" + d.forShare());
         // a person's retry: the one way out of needs_attention, back into compensation, once
-        reopen = d.sql("UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
+        reopen = sql(d, "UPDATE cv_flow SET state = 'compensating', attention = NULL, retries = retries + 1, "
                 + "finished_at = NULL, updated_at = {now}, deadline = {now+:deadline_ms} "
                 + "WHERE id = :id AND state = 'needs_attention'");
-        resetGaveUp = d.sql("UPDATE cv_compensation SET state = 'pending', attempts = 0, finished_at = NULL "
+        resetGaveUp = sql(d, "UPDATE cv_compensation SET state = 'pending', attempts = 0, finished_at = NULL "
                 + "WHERE flow_id = :flow_id AND state = 'failed'");
-        retries = d.sql("SELECT retries FROM cv_flow WHERE id = :id");
-        runningSteps = d.sql("SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
-        states = d.sql("SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
+        retries = sql(d, "SELECT retries FROM cv_flow WHERE id = :id");
+        runningSteps = sql(d, "SELECT COUNT(*) FROM cv_job WHERE flow_id = :flow_id AND state = 'running'");
+        states = sql(d, "SELECT (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state, "
                 + "(SELECT state FROM cv_flow WHERE id = :flow_id) AS flow_state");
     }
 
@@ -199,7 +201,7 @@ public final class FlowStore {
             return 0;
         }
         Params p = Params.of();
-        Integer n = dialect.sql("SELECT COUNT(*) FROM cv_job WHERE state = 'running' AND unique_key IN ("
+        Integer n = sql(dialect, "SELECT COUNT(*) FROM cv_job WHERE state = 'running' AND unique_key IN ("
                 + keyList(p, uniqueKeys) + ")").queryOne(c, p, rs -> rs.getInt(1));
         return n == null ? 0 : n;
     }
@@ -210,7 +212,7 @@ public final class FlowStore {
             return 0;
         }
         Params p = Params.of().now(now).text("reason", reason);
-        return dialect.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
+        return sql(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :reason "
                 + "WHERE state = 'available' AND unique_key IN (" + keyList(p, uniqueKeys) + ")").update(c, p);
     }
 

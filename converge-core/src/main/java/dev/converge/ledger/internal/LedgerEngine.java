@@ -1,5 +1,6 @@
 package dev.converge.ledger.internal;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.batch.internal.JobSpec;
 import dev.converge.flow.FlowView;
 import dev.converge.flow.internal.FlowService;
@@ -21,7 +22,6 @@ import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -101,7 +101,7 @@ public final class LedgerEngine implements dev.converge.ledger.Ledger {
      */
     public LedgerEngine(EngineRuntime rt, FlowService flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags, Function<Job<?>, JobSpec> encoder) {
-        this.ops = new LedgerOps(rt, new LedgerStore(Dialect.forUrl(rt.store().config().url())), flows, types, tags);
+        this.ops = new LedgerOps(rt, new LedgerStore(Dialects.forUrl(rt.store().config().url())), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
         this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)), encoder);
         this.teardown = new TeardownEntry(ops);

@@ -1,5 +1,7 @@
 package dev.converge.ledger.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -59,54 +61,54 @@ public final class LedgerStore {
     private final Sql recordFound;
 
     public LedgerStore(Dialect d) {
-        byKey = d.sql("SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key");
-        byId = d.sql("SELECT " + COLUMNS + " FROM cv_ledger WHERE id = :id");
-        byFlow = d.sql("SELECT " + COLUMNS + " FROM cv_ledger WHERE flow_id = :flow_id ORDER BY id");
-        bySubject = d.sql("SELECT " + COLUMNS + " FROM cv_ledger WHERE subject = :subject ORDER BY id");
-        insertClaim = d.sql("INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
+        byKey = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key");
+        byId = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE id = :id");
+        byFlow = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE flow_id = :flow_id ORDER BY id");
+        bySubject = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE subject = :subject ORDER BY id");
+        insertClaim = sql(d, "INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
                 + "owner_epoch, create_params, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', "
                 + ":safety, :job, :epoch, :params, {now}, {now} FROM cv_job j WHERE j.id = :job AND j.epoch = :epoch AND j.state = 'running'"
                 + d.onConflictDoNothing());
-        insertClaimInFlow = d.writesThroughWith() ? d.sql(insertClaimInFlowSql()) : null;
-        reuse = d.sql("UPDATE cv_ledger SET state = 'claimed', generation = generation + 1, flow_id = :flow_id, "
+        insertClaimInFlow = d.writesThroughWith() ? sql(d, insertClaimInFlowSql()) : null;
+        reuse = sql(d, "UPDATE cv_ledger SET state = 'claimed', generation = generation + 1, flow_id = :flow_id, "
                 + "subject = :subject, safety = :safety, owner_job_id = :job, owner_epoch = :epoch, leaf_id = NULL, "
                 + "create_params = :params, "
                 + "data = NULL, last_error = NULL, confirmed_at = NULL, updated_at = {now} "
                 + "WHERE id = :id AND state = :expected AND generation = :generation" + FENCE);
-        takeOver = d.sql("UPDATE cv_ledger SET owner_job_id = :job, owner_epoch = :epoch, "
+        takeOver = sql(d, "UPDATE cv_ledger SET owner_job_id = :job, owner_epoch = :epoch, "
                 + "flow_id = COALESCE(:flow_id, flow_id), updated_at = {now} WHERE id = :id AND state = :expected"
                 + OWNED_BY + FENCE);
-        confirm = d.sql("UPDATE cv_ledger SET state = 'confirmed', leaf_id = :leaf_id, data = :data, "
+        confirm = sql(d, "UPDATE cv_ledger SET state = 'confirmed', leaf_id = :leaf_id, data = :data, "
                 + "last_error = NULL, confirmed_at = {now}, updated_at = {now} WHERE id = :id "
                 + "AND state IN ('claimed', 'uncertain') AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
-        markUncertain = d.sql("UPDATE cv_ledger SET state = 'uncertain', last_error = :error, updated_at = {now} "
+        markUncertain = sql(d, "UPDATE cv_ledger SET state = 'uncertain', last_error = :error, updated_at = {now} "
                 + "WHERE id = :id AND state IN ('claimed', 'uncertain') AND owner_job_id = :job AND owner_epoch = :epoch"
                 + FENCE);
-        release = d.sql("UPDATE cv_ledger SET state = 'released', last_error = :error, updated_at = {now} "
+        release = sql(d, "UPDATE cv_ledger SET state = 'released', last_error = :error, updated_at = {now} "
                 + "WHERE id = :id AND state IN ('claimed', 'uncertain', 'deleting') AND owner_job_id = :job "
                 + "AND owner_epoch = :epoch" + FENCE);
-        startDeleting = d.sql("UPDATE cv_ledger SET state = 'deleting', owner_job_id = :job, owner_epoch = :epoch, "
+        startDeleting = sql(d, "UPDATE cv_ledger SET state = 'deleting', owner_job_id = :job, owner_epoch = :epoch, "
                 + "updated_at = {now} WHERE id = :id AND state = :expected" + OWNED_BY + FENCE);
-        finishDeleting = d.sql("UPDATE cv_ledger SET state = :to, last_error = :error, updated_at = {now} "
+        finishDeleting = sql(d, "UPDATE cv_ledger SET state = :to, last_error = :error, updated_at = {now} "
                 + "WHERE id = :id AND state = 'deleting' AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
-        ownerAlive = d.sql("SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
+        ownerAlive = sql(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
-        stale = d.sql("SELECT " + COLUMNS + " FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', 'deleting') "
+        stale = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger l WHERE state IN ('claimed', 'uncertain', 'deleting') "
                 + "AND updated_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = l.owner_job_id "
                 + "AND j.state IN ('running', 'available')) AND l.id > :after ORDER BY id LIMIT :limit");
         // a person settles an entry the machine could not: only while no delivery of its owner runs
         // (a stale one can no longer confirm it: it is no longer the owner), and only the generation seen
-        settle = d.sql("UPDATE cv_ledger SET state = :to, leaf_id = COALESCE(:leaf_id, leaf_id), last_error = :note, "
+        settle = sql(d, "UPDATE cv_ledger SET state = :to, leaf_id = COALESCE(:leaf_id, leaf_id), last_error = :note, "
                 + "owner_job_id = NULL, owner_epoch = NULL, updated_at = {now}, "
                 + "confirmed_at = CASE WHEN :confirm THEN {now} ELSE confirmed_at END "
                 + "WHERE id = :id AND state IN ('claimed', 'uncertain') AND generation = :generation "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_ledger.owner_job_id AND j.state = 'running')");
-        createParams = d.sql("SELECT create_params FROM cv_ledger WHERE id = :id AND generation = :generation");
+        createParams = sql(d, "SELECT create_params FROM cv_ledger WHERE id = :id AND generation = :generation");
         // the resource a resent create answered with, kept before it is deleted: a teardown that dies
         // in between deletes it by id next time instead of resending a key the leaf may have forgotten
-        recordFound = d.sql("UPDATE cv_ledger SET leaf_id = :leaf_id, data = :data, updated_at = {now} WHERE id = :id "
+        recordFound = sql(d, "UPDATE cv_ledger SET leaf_id = :leaf_id, data = :data, updated_at = {now} WHERE id = :id "
                 + "AND state = 'deleting' AND owner_job_id = :job AND owner_epoch = :epoch" + FENCE);
-        live = d.sql("SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
+        live = sql(d, "SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND state IN "
                 + "('claimed', 'uncertain', 'confirmed', 'deleting')");
     }
 

@@ -1,7 +1,6 @@
 package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
-import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -33,7 +32,7 @@ final class Completer implements AutoCloseable {
     record Pending(RunningJob r, Outcome outcome) {
     }
 
-    private final EngineRuntime rt;
+    private final Shared node;
     private final BlockingQueue<Pending> standalone = new LinkedBlockingQueue<>();
     /**
      * Jobs of batches, chains and flows: their hooks update shared rows (a batch's counters), so
@@ -44,11 +43,11 @@ final class Completer implements AutoCloseable {
     private final AtomicBoolean down = new AtomicBoolean();
     private volatile boolean running = true;
 
-    Completer(EngineRuntime rt) {
-        this.rt = rt;
-        threads.add(EngineRuntime.daemon(() -> loop(hooked), "converge-complete"));
+    Completer(Shared node) {
+        this.node = node;
+        threads.add(Shared.daemon(() -> loop(hooked), "converge-complete"));
         for (int i = 1; i <= STANDALONE_COMMITTERS; i++) {
-            threads.add(EngineRuntime.daemon(() -> loop(standalone), "converge-complete-" + i));
+            threads.add(Shared.daemon(() -> loop(standalone), "converge-complete-" + i));
         }
     }
 
@@ -93,7 +92,7 @@ final class Completer implements AutoCloseable {
         // decided once here, for the writes and for settling after the commit alike
         Decision[] decisions = new Decision[batch.size()];
         for (Pending p : batch) {
-            HandlerRegistry.Registered<?> reg = rt.registry.get(p.r().job.kind());
+            HandlerRegistry.Registered<?> reg = node.registry.get(p.r().job.kind());
             Completion item = new Completion(p.r().job, p.outcome(),
                     reg != null ? reg.type().retry() : dev.converge.queue.RetryPolicy.defaults());
             decisions[items.size()] = JobFinisher.decide(item);
@@ -102,9 +101,9 @@ final class Completer implements AutoCloseable {
         FinishContext[] ctx = new FinishContext[1];
         boolean[] applied;
         try {
-            applied = rt.store.inTransaction(c -> {
-                ctx[0] = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
-                return rt.finisher.apply(ctx[0], items, decisions);
+            applied = node.store.inTransaction(c -> {
+                ctx[0] = node.finishContext(c);
+                return node.finisher.apply(ctx[0], items, decisions);
             });
         } catch (RuntimeException e) {
             if (down.compareAndSet(false, true)) {
@@ -115,8 +114,7 @@ final class Completer implements AutoCloseable {
         if (down.compareAndSet(true, false)) {
             log.info("job outcomes are being recorded again");
         }
-        ctx[0].queuesToWake().forEach(rt.wakeup::signal);
-        rt.wakeLater(ctx[0]);
+        node.wakeAfter(ctx[0]);
         for (int i = 0; i < batch.size(); i++) {
             settle(batch.get(i), decisions[i], applied[i]);
         }
@@ -140,10 +138,10 @@ final class Completer implements AutoCloseable {
                 return;
             }
             if (p.r().leaseExpiredLocally()) {
-                rt.counters.abandoned.increment();
+                node.counters.abandoned.increment();
                 log.warn("job {}: gave up recording its outcome after its lease ran out; it will be redelivered",
                         p.r().job.lease());
-                rt.forget(p.r());
+                node.forget(p.r());
                 return;
             }
             if (++failures >= POISON_ATTEMPTS && databaseAnswers()) {
@@ -154,7 +152,7 @@ final class Completer implements AutoCloseable {
                 Thread.sleep(backoff);
             } catch (InterruptedException e) {
                 if (!running) {
-                    rt.forget(p.r());
+                    node.forget(p.r());
                     return;
                 }
             }
@@ -164,7 +162,7 @@ final class Completer implements AutoCloseable {
 
     private boolean databaseAnswers() {
         try {
-            rt.store.withConnection(rt.jobs::databaseNow);
+            node.store.withConnection(node.jobs::databaseNow);
             return true;
         } catch (RuntimeException e) {
             return false;
@@ -175,26 +173,26 @@ final class Completer implements AutoCloseable {
     private void park(Pending p, RuntimeException cause) {
         RunningJob r = p.r();
         String error = "its outcome (" + p.outcome() + ") could not be recorded; parked as failed without telling its "
-                + "batch, chain or flow: " + EngineRuntime.describe(cause);
+                + "batch, chain or flow: " + Shared.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new Decision.Finish(
-                    r.job.lease(), JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
+            boolean landed = node.store.withConnection(c -> node.jobs.finish(c, List.of(new Decision.Finish(
+                    r.job.lease(), JobState.FAILED, error)), node.store.clock().sqlNow())[0]);
             if (landed) {
-                rt.counters.failed.increment();
+                node.counters.failed.increment();
                 log.warn("job {} ({}): recording its outcome failed {} times while the database answered ({}); "
                         + "parked as failed with that error", r.job.lease(), r.job.kind(), POISON_ATTEMPTS,
                         cause.getMessage());
             } else {
-                rt.counters.leaseLost.increment();
+                node.counters.leaseLost.increment();
                 log.warn("job {} ({}): its outcome could not be recorded, and its lease has moved on", r.job.lease(),
                         r.job.kind());
             }
         } catch (RuntimeException e) {
-            rt.counters.abandoned.increment();
+            node.counters.abandoned.increment();
             log.warn("job {} ({}): neither its outcome nor its parking could be recorded ({}); it will be redelivered "
                     + "when its lease runs out", r.job.lease(), r.job.kind(), e.getMessage());
         }
-        rt.forget(r);
+        node.forget(r);
     }
 
     /**
@@ -207,7 +205,7 @@ final class Completer implements AutoCloseable {
             if (log.isInfoEnabled()) {
                 log.info("job {} ({}) attempt {} of {} failed, retrying in {} (about {}): {}", job.id(), job.kind(),
                         job.attempt(), job.maxAttempts(), java.time.Duration.ofMillis(retry.delayMs()),
-                        rt.store.clock().localNow().plusMillis(retry.delayMs()), firstLine(retry.error()));
+                        node.store.clock().localNow().plusMillis(retry.delayMs()), firstLine(retry.error()));
             }
         } else if (log.isDebugEnabled()) {
             log.debug("job {} ({}) released after attempt {} of {}, runs again in {}{}", job.id(), job.kind(),
@@ -219,29 +217,29 @@ final class Completer implements AutoCloseable {
     private void settle(Pending p, Decision decision, boolean applied) {
         RunningJob r = p.r();
         if (!applied) {
-            rt.counters.leaseLost.increment();
-            rt.events().settled(r.job, "lease_lost");
+            node.counters.leaseLost.increment();
+            node.events.settled(r.job, "lease_lost");
             log.warn("job {} ({}): outcome {} refused: the lease had moved on (expired and taken over); "
                     + "this delivery stops here", r.job.lease(), r.job.kind(), p.outcome().getClass().getSimpleName());
         } else {
             if (decision instanceof Decision.Finish f) {
-                rt.events().settled(r.job, f.state().sql());
+                node.events.settled(r.job, f.state().sql());
                 if (f.state() == JobState.SUCCEEDED) {
-                    rt.counters.succeeded.increment();
+                    node.counters.succeeded.increment();
                 } else if (f.state() == JobState.FAILED) {
-                    rt.counters.failed.increment();
+                    node.counters.failed.increment();
                     log.warn("job {} ({}) failed for good after attempt {}: {}", r.job.id(), r.job.kind(),
                             r.job.attempt(), firstLine(f.error()));
                 } else {
-                    rt.counters.cancelled.increment();
+                    node.counters.cancelled.increment();
                 }
             } else if (decision instanceof Decision.Retry retry) {
-                rt.counters.retried.increment();
-                rt.events().settled(r.job, "retried");
+                node.counters.retried.increment();
+                node.events.settled(r.job, "retried");
                 logRetry(r.job, retry);
             }
         }
-        rt.forget(r);
+        node.forget(r);
     }
 
     private static String firstLine(String s) {

@@ -9,13 +9,13 @@ import java.util.Optional;
 
 /** One delivery, backed by the node's runtime. */
 final class DefaultDelivery implements Delivery, DeliveryInternals {
-    private final EngineRuntime rt;
+    private final Shared node;
     private final RunningJob r;
     private volatile Duration releaseDelay;
     private volatile boolean refund;
 
-    DefaultDelivery(EngineRuntime rt, RunningJob r) {
-        this.rt = rt;
+    DefaultDelivery(Shared node, RunningJob r) {
+        this.node = node;
         this.r = r;
     }
 
@@ -54,7 +54,7 @@ final class DefaultDelivery implements Delivery, DeliveryInternals {
         if (r.job.batchId() == null && r.job.flowId() == null) {
             return false;
         }
-        return rt.store.withConnection(c -> rt.cancellation.cancelled(c, r.job));
+        return node.store.withConnection(c -> node.cancellation.cancelled(c, r.job));
     }
 
     @Override
@@ -63,7 +63,7 @@ final class DefaultDelivery implements Delivery, DeliveryInternals {
             throw new LeaseLost(lease(), r.lostWhy);
         }
         if (r.leaseExpiredLocally()) {
-            r.markLost("no heartbeat was confirmed within the lease (" + rt.settings.lease().toMillis()
+            r.markLost("no heartbeat was confirmed within the lease (" + node.settings.lease().toMillis()
                     + "ms); the job may be running elsewhere");
             throw new LeaseLost(lease(), r.lostWhy);
         }
@@ -72,7 +72,7 @@ final class DefaultDelivery implements Delivery, DeliveryInternals {
     @Override
     public void verifyLease() {
         checkLease();
-        boolean valid = rt.store.withConnection(c -> rt.jobs.leaseValid(c, lease(), rt.store.clock().sqlNow()));
+        boolean valid = node.store.withConnection(c -> node.jobs.leaseValid(c, lease(), node.store.clock().sqlNow()));
         if (!valid) {
             r.markLost("the store says this delivery no longer holds the job");
             throw new LeaseLost(lease(), r.lostWhy);
@@ -103,6 +103,6 @@ final class DefaultDelivery implements Delivery, DeliveryInternals {
 
     @Override
     public void reached(CrashPoint point) {
-        rt.crashPlan.reached(point, lease());
+        node.crashPlan.reached(point, lease());
     }
 }

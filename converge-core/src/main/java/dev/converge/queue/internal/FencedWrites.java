@@ -1,5 +1,7 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.lease.JobLease;
 import dev.converge.queue.internal.Decision.Finish;
 import dev.converge.queue.internal.Decision.Retry;
@@ -50,23 +52,23 @@ final class FencedWrites {
         String finishSet = "finished_at = {now}, lease_expires_at = NULL";
         // lease_owner stays until the next lease: the node that ran the attempt just put back
         String retrySet = "state = 'available', lease_expires_at = NULL";
-        this.finishOne = dialect.sql("UPDATE cv_job SET state = :state, last_error = COALESCE(:error, last_error), "
+        this.finishOne = sql(dialect, "UPDATE cv_job SET state = :state, last_error = COALESCE(:error, last_error), "
                 + finishSet + " WHERE id = :id AND epoch = :epoch AND state = 'running'");
-        this.retryOne = dialect.sql("UPDATE cv_job SET " + retrySet + ", run_at = {now+:delay_ms}, "
+        this.retryOne = sql(dialect, "UPDATE cv_job SET " + retrySet + ", run_at = {now+:delay_ms}, "
                 + "attempt = attempt - :refund, last_error = COALESCE(:error, last_error) "
                 + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
-        this.extendOne = dialect.sql("UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
+        this.extendOne = sql(dialect, "UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
                 + "WHERE id = :id AND epoch = :epoch AND state = 'running'");
-        this.finishMany = !arrays ? null : dialect.sql("UPDATE cv_job SET state = t.state, "
+        this.finishMany = !arrays ? null : sql(dialect, "UPDATE cv_job SET state = t.state, "
                 + "last_error = COALESCE(t.error, cv_job.last_error), " + finishSet
                 + " FROM unnest(CAST(:ids AS BIGINT[]), CAST(:epochs AS BIGINT[]), CAST(:states AS TEXT[]), "
                 + "CAST(:errors AS TEXT[])) AS t(id, epoch, state, error) WHERE " + FENCE + RETURNING);
-        this.retryMany = !arrays ? null : dialect.sql("UPDATE cv_job SET " + retrySet + ", "
+        this.retryMany = !arrays ? null : sql(dialect, "UPDATE cv_job SET " + retrySet + ", "
                 + "run_at = {now} + t.delay_ms * INTERVAL '1 millisecond', attempt = cv_job.attempt - t.refund, "
                 + "last_error = COALESCE(t.error, cv_job.last_error) FROM unnest(CAST(:ids AS BIGINT[]), "
                 + "CAST(:epochs AS BIGINT[]), CAST(:delays AS BIGINT[]), CAST(:errors AS TEXT[]), CAST(:refunds AS INT[])) "
                 + "AS t(id, epoch, delay_ms, error, refund) WHERE " + FENCE + RETURNING);
-        this.extendMany = !arrays ? null : dialect.sql("UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
+        this.extendMany = !arrays ? null : sql(dialect, "UPDATE cv_job SET lease_expires_at = {now+:lease_ms} "
                 + "FROM unnest(CAST(:ids AS BIGINT[]), CAST(:epochs AS BIGINT[])) AS t(id, epoch) WHERE " + FENCE + RETURNING);
     }
 

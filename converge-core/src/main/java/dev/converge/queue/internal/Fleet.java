@@ -1,5 +1,8 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
+import dev.converge.store.internal.Dialects;
 import dev.converge.queue.NodeInfo;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
@@ -60,16 +63,16 @@ public final class Fleet implements AutoCloseable {
         this.jobTypes = String.join(",", jobTypes);
         this.every = every;
         this.liveMs = live.toMillis();
-        Dialect d = Dialect.forUrl(store.config().url());
-        this.register = d.sql("INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
+        Dialect d = Dialects.forUrl(store.config().url());
+        this.register = sql(d, "INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
                 + "VALUES (:id, :version, :queues, :types, {now}, {now})" + d.onConflictDoNothing());
-        this.touch = d.sql("UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "
+        this.touch = sql(d, "UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "
                 + "last_seen = {now} WHERE node_id = :id");
-        this.leave = d.sql("DELETE FROM cv_node WHERE node_id = :id");
-        this.list = d.sql("SELECT node_id, version, queues, job_types, started_at, last_seen, "
+        this.leave = sql(d, "DELETE FROM cv_node WHERE node_id = :id");
+        this.list = sql(d, "SELECT node_id, version, queues, job_types, started_at, last_seen, "
                 + "CASE WHEN last_seen >= {now+:minus_live_ms} THEN 1 ELSE 0 END AS live FROM cv_node ORDER BY node_id");
-        this.forget = d.sql("DELETE FROM cv_node WHERE last_seen < {now+:minus_forget_ms}");
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-fleet"));
+        this.forget = sql(d, "DELETE FROM cv_node WHERE last_seen < {now+:minus_forget_ms}");
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-fleet"));
     }
 
     /** Writes this node's row afresh (a restart under the same id starts anew), then keeps it current. */

@@ -18,22 +18,22 @@ import org.slf4j.LoggerFactory;
 final class Heartbeat implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
 
-    private final EngineRuntime rt;
+    private final Shared node;
     private final ScheduledExecutorService timer;
     private boolean down;
 
-    Heartbeat(EngineRuntime rt) {
-        this.rt = rt;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-heartbeat"));
+    Heartbeat(Shared node) {
+        this.node = node;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-heartbeat"));
     }
 
     void start() {
-        long every = rt.settings.heartbeat().toMillis();
+        long every = node.settings.heartbeat().toMillis();
         timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
     }
 
     void beat() {
-        List<RunningJob> snapshot = new ArrayList<>(rt.held.values());
+        List<RunningJob> snapshot = new ArrayList<>(node.held.values());
         if (snapshot.isEmpty()) {
             return;
         }
@@ -44,8 +44,8 @@ final class Heartbeat implements AutoCloseable {
         long sentAt = System.nanoTime();
         boolean[] extended;
         try {
-            extended = rt.store.withConnection(c -> rt.jobs.extendLeases(c, leases, rt.settings.lease().toMillis(),
-                    rt.store.clock().sqlNow()));
+            extended = node.store.withConnection(c -> node.jobs.extendLeases(c, leases, node.settings.lease().toMillis(),
+                    node.store.clock().sqlNow()));
         } catch (RuntimeException e) {
             if (!down) {
                 log.warn("cannot extend {} lease(s) ({}); deliveries stop when their lease runs out", leases.size(),
@@ -58,12 +58,12 @@ final class Heartbeat implements AutoCloseable {
             log.info("leases are being extended again");
             down = false;
         }
-        long deadline = sentAt + rt.settings.lease().toNanos();
+        long deadline = sentAt + node.settings.lease().toNanos();
         for (int i = 0; i < snapshot.size(); i++) {
             RunningJob r = snapshot.get(i);
             if (extended[i]) {
                 r.leaseDeadlineNanos = deadline;
-            } else if (rt.held.get(r.job.id()) == r) {
+            } else if (node.held.get(r.job.id()) == r) {
                 r.markLost("the store refused to extend the lease: the job was taken over or finished elsewhere");
             }
         }

@@ -1,5 +1,8 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
+import dev.converge.store.internal.Dialects;
 import dev.converge.queue.HistoryPoint;
 import dev.converge.store.Store;
 import dev.converge.store.internal.Dialect;
@@ -55,7 +58,7 @@ public final class HistoryRecorder implements EngineObserver {
     public HistoryRecorder(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialect.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url());
         StringBuilder cols = new StringBuilder();
         StringBuilder vals = new StringBuilder();
         StringBuilder sums = new StringBuilder();
@@ -66,13 +69,13 @@ public final class HistoryRecorder implements EngineObserver {
                 sums.append(", SUM(").append(p).append(i).append(')');
             }
         }
-        this.insert = d.sql("INSERT INTO cv_queue_history (at_minute, queue, node_id, succeeded, failed, retried, "
+        this.insert = sql(d, "INSERT INTO cv_queue_history (at_minute, queue, node_id, succeeded, failed, retried, "
                 + "depth, running" + cols + ") VALUES (:minute, :queue, :node, :succeeded, :failed, :retried, :depth, "
                 + ":running" + vals + ")");
-        this.available = d.sql("SELECT queue, COUNT(*) FROM cv_job WHERE state = 'available' AND run_at <= {now} "
+        this.available = sql(d, "SELECT queue, COUNT(*) FROM cv_job WHERE state = 'available' AND run_at <= {now} "
                 + "GROUP BY queue");
-        this.runningNow = d.sql("SELECT queue, COUNT(*) FROM cv_job WHERE state = 'running' GROUP BY queue");
-        this.prune = d.sql("DELETE FROM cv_queue_history WHERE at_minute < :before");
+        this.runningNow = sql(d, "SELECT queue, COUNT(*) FROM cv_job WHERE state = 'running' GROUP BY queue");
+        this.prune = sql(d, "DELETE FROM cv_queue_history WHERE at_minute < :before");
         this.sums = sums.toString();
     }
 

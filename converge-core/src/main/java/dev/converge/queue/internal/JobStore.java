@@ -1,8 +1,9 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.queue.internal.Decision.Finish;
 import dev.converge.queue.internal.Decision.Retry;
-
 import dev.converge.lease.JobLease;
 import dev.converge.queue.JobAttempt;
 import dev.converge.queue.JobRow;
@@ -70,7 +71,7 @@ public final class JobStore {
                 + "batch_id, chain_id, chain_pos, flow_id, created_at, trace_parent) VALUES (:queue, :kind, :payload, 'available', "
                 + "COALESCE(CAST(:run_at AS TIMESTAMP WITH TIME ZONE), {now+:delay_ms}), :max_attempts, :timeout_ms, :unique_key, :batch_id, :chain_id, :chain_pos, "
                 + ":flow_id, {now}, :trace_parent)";
-        this.insert = dialect.sql(insertSql + dialect.onConflictDoNothing());
+        this.insert = sql(dialect, insertSql + dialect.onConflictDoNothing());
         this.insertAlone = dialect.writesThroughWith()
                 ? "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, created_at, "
                         + "trace_parent) VALUES (?, ?, ?, 'available', COALESCE(CAST(? AS TIMESTAMP WITH TIME ZONE), "
@@ -78,39 +79,39 @@ public final class JobStore {
                         + "statement_timestamp(), ?)" + dialect.onConflictDoNothing() + " RETURNING id"
                 : null;
         this.insertNotifying = dialect.supportsListen()
-                ? dialect.sql("WITH j AS (" + insertSql + dialect.onConflictDoNothing() + " RETURNING id, queue) "
+                ? sql(dialect, "WITH j AS (" + insertSql + dialect.onConflictDoNothing() + " RETURNING id, queue) "
                         + "SELECT id, pg_notify(:channel, queue) FROM j")
                 : null;
         this.lease = new LeaseStatement(dialect);
         this.fenced = new FencedWrites(dialect);
-        this.leaseValid = dialect.sql("SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
+        this.leaseValid = sql(dialect, "SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
-        this.expired = dialect.sql("SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " FROM cv_job "
+        this.expired = sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " FROM cv_job "
                 + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
                 + "FOR UPDATE SKIP LOCKED");
-        this.get = dialect.sql("SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
-        this.insertAttempt = dialect.sql("INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
+        this.get = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
+        this.insertAttempt = sql(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
                 + "finished_at, outcome, error) SELECT id, :attempt, COALESCE(lease_owner, :node), started_at, {now}, :outcome, :error "
                 + "FROM cv_job WHERE id = :id");
-        this.attemptsOf = dialect.sql("SELECT attempt, node_id, started_at, finished_at, outcome, error "
+        this.attemptsOf = sql(dialect, "SELECT attempt, node_id, started_at, finished_at, outcome, error "
                 + "FROM cv_job_attempt WHERE job_id = :id ORDER BY id");
-        this.byUniqueKey = dialect.sql("SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
-        this.cancelAvailableInBatch = dialect.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
+        this.byUniqueKey = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
+        this.cancelAvailableInBatch = sql(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
                 + "last_error = :reason WHERE batch_id = :batch_id AND state = 'available'");
-        this.cancelAvailableInFlow = dialect.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
+        this.cancelAvailableInFlow = sql(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, "
                 + "last_error = :reason WHERE flow_id = :flow_id AND state = 'available' AND kind <> :keep_kind_prefix");
-        this.countByState = dialect.sql("SELECT state, COUNT(*) AS n FROM cv_job WHERE (:queue IS NULL OR queue = :queue) "
+        this.countByState = sql(dialect, "SELECT state, COUNT(*) AS n FROM cv_job WHERE (:queue IS NULL OR queue = :queue) "
                 + "GROUP BY state");
-        this.dbNow = dialect.sql("SELECT {now} AS now_ts");
+        this.dbNow = sql(dialect, "SELECT {now} AS now_ts");
         // a person's retry of a job that failed for good; one conditional update, so two at once run it once
-        this.retryFailed = dialect.sql("UPDATE cv_job SET state = 'available', attempt = 0, run_at = {now}, "
+        this.retryFailed = sql(dialect, "UPDATE cv_job SET state = 'available', attempt = 0, run_at = {now}, "
                 + "lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, finished_at = NULL, last_error = :note "
                 + "WHERE id = :id AND state = 'failed' AND batch_id IS NULL AND chain_id IS NULL AND flow_id IS NULL");
         // a person's cancel of a job that has not started: fenced by state and epoch, so a job leased
         // since the person looked (running now, or back to available under a new epoch) is not touched
-        this.cancelWaiting = dialect.sql("UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :note "
+        this.cancelWaiting = sql(dialect, "UPDATE cv_job SET state = 'cancelled', finished_at = {now}, last_error = :note "
                 + "WHERE id = :id AND state = 'available' AND epoch = :epoch");
-        this.traceParentOf = dialect.sql("SELECT trace_parent FROM cv_job WHERE id = :id");
+        this.traceParentOf = sql(dialect, "SELECT trace_parent FROM cv_job WHERE id = :id");
     }
 
     private final Sql traceParentOf;

@@ -1,5 +1,7 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;
@@ -96,7 +98,7 @@ final class LeaseStatement {
         String in = kindCount > 0 ? "AND kind IN (" + Params.names("k", kindCount) + ") " : "";
         String due = "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue AND run_at <= {now} "
                 + in + "ORDER BY state, queue, run_at, id LIMIT :limit";
-        return twoSteps ? dialect.sql(due) : dialect.sql(SET + dialect.takeSkippingLocked(due));
+        return twoSteps ? sql(dialect, due) : sql(dialect, SET + dialect.takeSkippingLocked(due));
     }
 
     private static List<LeasedJob> take(Connection c, Sql take, Params p, int limit) throws SQLException {
@@ -137,6 +139,6 @@ final class LeaseStatement {
         String in = Params.names("id", count);
         // re-checks under each row's lock both that it is still available and still due: a job
         // released with a backoff between the read and this update must not run early
-        return dialect.sql(SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");
+        return sql(dialect, SET + "state = 'available' AND run_at <= {now} AND id IN (" + in + ")");
     }
 }

@@ -70,7 +70,7 @@ final class Notifier implements AutoCloseable {
                 return;
             }
             if (thread == null) {
-                thread = EngineRuntime.daemon(this::run, "converge-notify");
+                thread = Shared.daemon(this::run, "converge-notify");
                 thread.start();
             }
             lock.notifyAll();

@@ -37,7 +37,11 @@ public final class QueueWorker {
     /** How long a fetcher other than the first sleeps without a wake-up (the first one polls). */
     private static final long HELPER_IDLE_MS = 60_000;
 
-    private final EngineRuntime rt;
+    private final Shared node;
+    private final Invoker invoker;
+    private final Completer completer;
+    /** This worker's slots, as its deliveries know it. */
+    private final RunningJob.SlotOwner owner = this::slotFreed;
     private final String queue;
     private final int concurrency;
     private final ThreadPoolExecutor executor;
@@ -48,25 +52,27 @@ public final class QueueWorker {
     private volatile boolean running;
 
     /** A queue worker with a fixed prefetch ({@code prefetch >= 0}) or an adaptive one ({@code prefetch < 0}). */
-    public QueueWorker(EngineRuntime rt, String queue, int concurrency, int prefetch) {
-        this.rt = rt;
+    QueueWorker(Shared node, Invoker invoker, Completer completer, String queue, int concurrency, int prefetch) {
+        this.node = node;
+        this.invoker = invoker;
+        this.completer = completer;
         this.queue = queue;
         this.concurrency = concurrency;
         AtomicInteger n = new AtomicInteger();
         this.executor = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), r -> EngineRuntime.daemon(r, "converge-" + queue + "-" + n.incrementAndGet()));
-        this.signal = rt.wakeup.signalFor(queue);
-        int fetchLimit = rt.settings.fetchLimit();
+                new LinkedBlockingQueue<>(), r -> Shared.daemon(r, "converge-" + queue + "-" + n.incrementAndGet()));
+        this.signal = node.wakeup.signalFor(queue);
+        int fetchLimit = node.settings.fetchLimit();
         this.slots = prefetch >= 0
                 ? new HeldSlots(concurrency + prefetch, fetchLimit, signal)
                 : new HeldSlots(concurrency, concurrency, HeldSlots.adaptiveCap(concurrency, fetchLimit), fetchLimit, signal);
         // each fetch holds a pooled connection for its round trip: at most half the pool, less two, fetches at once
-        StoreConfig pool = rt.store.config();
+        StoreConfig pool = node.store.config();
         int poolBound = pool == null ? MAX_FETCHERS : Math.max(1, (pool.maxPoolSize() - 2) / 2);
         int count = Math.min(Math.min(MAX_FETCHERS, poolBound), Math.max(1, concurrency / HANDLERS_PER_FETCHER));
         for (int i = 1; i <= count; i++) {
             boolean polls = i == 1;
-            fetchers.add(EngineRuntime.daemon(() -> fetchLoop(polls), "converge-fetch-" + queue + (count > 1 ? "-" + i : "")));
+            fetchers.add(Shared.daemon(() -> fetchLoop(polls), "converge-fetch-" + queue + (count > 1 ? "-" + i : "")));
         }
     }
 
@@ -84,32 +90,32 @@ public final class QueueWorker {
     }
 
     private void fetchLoop(boolean polls) {
-        long idleMs = polls ? rt.settings.poll().toMillis() : Math.max(HELPER_IDLE_MS, rt.settings.poll().toMillis());
+        long idleMs = polls ? node.settings.poll().toMillis() : Math.max(HELPER_IDLE_MS, node.settings.poll().toMillis());
         long backoff = 50;
         while (running) {
             int reserved = 0;
             try {
                 slots.adapt(System.nanoTime());
-                reserved = slots.reserve(rt.settings.fetchLimit(), !executor.getQueue().isEmpty());
+                reserved = slots.reserve(node.settings.fetchLimit(), !executor.getQueue().isEmpty());
                 if (reserved == 0) {
                     signal.await(idleMs);
                     continue;
                 }
                 int want = reserved;
                 long sentAt = System.nanoTime();
-                List<LeasedJob> got = rt.store.withConnection(c -> rt.jobs.lease(c, queue, rt.registry.handledKinds(), want,
-                        rt.nodeId, rt.settings.lease().toMillis(), rt.store.clock().sqlNow()));
+                List<LeasedJob> got = node.store.withConnection(c -> node.jobs.lease(c, queue, node.registry.handledKinds(), want,
+                        node.nodeId, node.settings.lease().toMillis(), node.store.clock().sqlNow()));
                 slots.unreserve(want - got.size());
                 reserved = 0;
                 if (down.compareAndSet(true, false)) {
                     log.info("queue {}: database reachable again, fetching resumed", queue);
                 }
                 backoff = 50;
-                long deadline = sentAt + rt.settings.lease().toNanos();
-                rt.counters.leased.add(got.size()); // counted before any of them can finish, as one
+                long deadline = sentAt + node.settings.lease().toNanos();
+                node.counters.leased.add(got.size()); // counted before any of them can finish, as one
                 for (LeasedJob job : got) {
-                    RunningJob r = new RunningJob(job, this, deadline);
-                    rt.held.put(job.id(), r);
+                    RunningJob r = new RunningJob(job, owner, deadline);
+                    node.held.put(job.id(), r);
                     executor.execute(() -> run(r));
                 }
                 if (got.isEmpty()) {
@@ -159,11 +165,11 @@ public final class QueueWorker {
         r.started = true;
         Outcome outcome;
         try {
-            outcome = rt.invoke(r);
+            outcome = invoker.invoke(r);
             r.thread = null;
             Thread.interrupted();
-            if (outcome != null && !r.lost && rt.crashPlan != CrashPlan.NONE) {
-                rt.crashPlan.reached(CrashPoint.BEFORE_COMPLETE, r.job.lease());
+            if (outcome != null && !r.lost && node.crashPlan != CrashPlan.NONE) {
+                node.crashPlan.reached(CrashPoint.BEFORE_COMPLETE, r.job.lease());
             }
         } catch (SimulatedCrash crash) {
             r.thread = null;
@@ -172,7 +178,7 @@ public final class QueueWorker {
             return;
         }
         if (outcome == null || r.lost) {
-            rt.counters.leaseLost.increment();
+            node.counters.leaseLost.increment();
             abandon(r, "lease lost: " + r.lostWhy);
             return;
         }
@@ -182,16 +188,16 @@ public final class QueueWorker {
     private void handOver(RunningJob r, Outcome outcome) {
         r.completing = true;
         slots.handedToCompleter();
-        rt.completer.submit(r, outcome);
+        completer.submit(r, outcome);
     }
 
     private void abandon(RunningJob r, String why) {
-        rt.counters.abandoned.increment();
+        node.counters.abandoned.increment();
         log.info("job {} ({}) abandoned without an outcome: {}", r.job.lease(), r.job.kind(), why);
-        rt.forget(r);
+        node.forget(r);
     }
 
-    void slotFreed(RunningJob r) {
+    private void slotFreed(RunningJob r) {
         slots.freed(r.completing);
     }
 
@@ -219,8 +225,8 @@ public final class QueueWorker {
     /** Handlers of this queue running now (started, outcome not yet handed to the completer). */
     public int runningHandlers() {
         int n = 0;
-        for (RunningJob r : rt.held.values()) {
-            if (r.worker == this && r.started && !r.completing) {
+        for (RunningJob r : node.held.values()) {
+            if (r.slots == owner && r.started && !r.completing) {
                 n++;
             }
         }
@@ -230,8 +236,8 @@ public final class QueueWorker {
     /** Interrupts handlers still running after the grace period; they give their jobs back. Returns how many. */
     public int interruptRunning() {
         int n = 0;
-        for (RunningJob r : rt.held.values()) {
-            if (r.worker == this && r.started && r.thread != null) {
+        for (RunningJob r : node.held.values()) {
+            if (r.slots == owner && r.started && r.thread != null) {
                 r.shutdownInterrupted = true;
                 r.thread.interrupt();
                 n++;

@@ -2,7 +2,6 @@ package dev.converge.queue.internal;
 
 import dev.converge.queue.JobState;
 import dev.converge.queue.RetryPolicy;
-import dev.converge.store.internal.Dialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -22,16 +21,16 @@ final class Rescuer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Rescuer.class);
     static final String EXPIRED = "lease expired: the worker holding it stopped heartbeating (killed, paused or cut off)";
 
-    private final EngineRuntime rt;
+    private final Shared node;
     private final ScheduledExecutorService timer;
 
-    Rescuer(EngineRuntime rt) {
-        this.rt = rt;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-rescue"));
+    Rescuer(Shared node) {
+        this.node = node;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-rescue"));
     }
 
     void start() {
-        long every = rt.settings.rescue().toMillis();
+        long every = node.settings.rescue().toMillis();
         long first = ThreadLocalRandom.current().nextLong(every / 2 + 1) + every / 2;
         timer.scheduleWithFixedDelay(this::safeRescue, first, every, TimeUnit.MILLISECONDS);
     }
@@ -61,43 +60,43 @@ final class Rescuer implements AutoCloseable {
 
     private int rescueTogether() {
         List<String> wake = new ArrayList<>();
-        int n = rt.store.inTransaction(c -> {
-            FinishContext tx = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
-            int settled = settle(tx, rt.jobs.expiredLeases(c, 500, tx.now()), wake);
+        int n = node.store.inTransaction(c -> {
+            FinishContext tx = node.finishContext(c);
+            int settled = settle(tx, node.jobs.expiredLeases(c, 500, tx.now()), wake);
             wake.addAll(tx.queuesToWake());
             return settled;
         });
-        rt.counters.rescued.add(n);
+        node.counters.rescued.add(n);
         if (n > 0) {
-            rt.events().rescued(n);
+            node.events.rescued(n);
         }
-        wake.forEach(rt.wakeup::signal);
+        wake.forEach(node.wakeup::signal);
         return n;
     }
 
     private int rescueOneByOne() {
-        List<LeasedJob> expired = rt.store.withConnection(c -> rt.jobs.expiredLeases(c, 500, rt.store.clock().sqlNow()));
+        List<LeasedJob> expired = node.store.withConnection(c -> node.jobs.expiredLeases(c, 500, node.store.clock().sqlNow()));
         int n = 0;
         for (LeasedJob job : expired) {
             List<String> wake = new ArrayList<>();
             try {
-                n += rt.store.inRetriedTransaction(c -> {
+                n += node.store.inRetriedTransaction(c -> {
                     wake.clear();
-                    FinishContext tx = new FinishContext(c, rt.jobs, Dialect.forUrl(rt.store.config().url()), rt.store.clock().sqlNow());
+                    FinishContext tx = node.finishContext(c);
                     int settled = settle(tx, List.of(job), wake);
                     wake.addAll(tx.queuesToWake());
                     return settled;
                 });
-                wake.forEach(rt.wakeup::signal);
+                wake.forEach(node.wakeup::signal);
             } catch (RuntimeException e) {
                 if (park(job, e)) {
                     n++;
                 }
             }
         }
-        rt.counters.rescued.add(n);
+        node.counters.rescued.add(n);
         if (n > 0) {
-            rt.events().rescued(n);
+            node.events.rescued(n);
         }
         return n;
     }
@@ -109,7 +108,7 @@ final class Rescuer implements AutoCloseable {
             // redelivered at once; only a job with no attempts left fails here
             items.add(new Completion(job, new Outcome.Expired(EXPIRED), RetryPolicy.never()));
         }
-        boolean[] applied = rt.finisher.apply(tx, items);
+        boolean[] applied = node.finisher.apply(tx, items);
         int n = 0;
         for (int i = 0; i < applied.length; i++) {
             if (applied[i]) {
@@ -125,12 +124,12 @@ final class Rescuer implements AutoCloseable {
     /** Fails an expired job whose settling itself fails, without its hooks; false if that did not land either. */
     private boolean park(LeasedJob job, RuntimeException cause) {
         String error = EXPIRED + "; settling that failed, so the job is parked here without telling its batch, "
-                + "chain or flow: " + EngineRuntime.describe(cause);
+                + "chain or flow: " + Shared.describe(cause);
         try {
-            boolean landed = rt.store.withConnection(c -> rt.jobs.finish(c, List.of(new Decision.Finish(job.lease(),
-                    JobState.FAILED, error)), rt.store.clock().sqlNow())[0]);
+            boolean landed = node.store.withConnection(c -> node.jobs.finish(c, List.of(new Decision.Finish(job.lease(),
+                    JobState.FAILED, error)), node.store.clock().sqlNow())[0]);
             if (landed) {
-                rt.counters.failed.increment();
+                node.counters.failed.increment();
                 log.warn("job {} ({}): its lease expired and settling it failed ({}); parked as failed with that error",
                         job.lease(), job.kind(), cause.getMessage());
             }

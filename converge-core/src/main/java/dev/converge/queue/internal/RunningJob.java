@@ -1,6 +1,5 @@
 package dev.converge.queue.internal;
 
-
 /**
  * One leased delivery held by this node, from lease to durable completion. The lease deadline is
  * kept in local monotonic time and only moved forward by heartbeats that the store confirmed,
@@ -9,7 +8,8 @@ package dev.converge.queue.internal;
  */
 final class RunningJob {
     final LeasedJob job;
-    final QueueWorker worker;
+    /** The worker whose slot this delivery takes. */
+    final SlotOwner slots;
     volatile long leaseDeadlineNanos;
     volatile boolean lost;
     volatile String lostWhy;
@@ -22,9 +22,9 @@ final class RunningJob {
     /** Guarded by this object (not an AtomicBoolean of its own: one object less for every delivery). */
     private boolean over;
 
-    RunningJob(LeasedJob job, QueueWorker worker, long leaseDeadlineNanos) {
+    RunningJob(LeasedJob job, SlotOwner slots, long leaseDeadlineNanos) {
         this.job = job;
-        this.worker = worker;
+        this.slots = slots;
         this.leaseDeadlineNanos = leaseDeadlineNanos;
     }
 
@@ -50,5 +50,10 @@ final class RunningJob {
 
     boolean leaseExpiredLocally() {
         return System.nanoTime() - leaseDeadlineNanos > 0;
+    }
+
+    /** Where a delivery's slot goes back when it ends. */
+    interface SlotOwner {
+        void slotFreed(RunningJob r);
     }
 }

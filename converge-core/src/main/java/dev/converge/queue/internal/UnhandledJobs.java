@@ -1,5 +1,8 @@
 package dev.converge.queue.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
+import dev.converge.store.internal.Dialects;
 import dev.converge.queue.NodeInfo;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.internal.Dialect;
@@ -49,15 +52,15 @@ public final class UnhandledJobs implements AutoCloseable {
         this.rt = rt;
         this.queues = List.copyOf(queues);
         this.fleet = fleet;
-        this.dialect = Dialect.forUrl(rt.store.config().url());
-        this.overdue = dialect.sql("SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
+        this.dialect = Dialects.forUrl(rt.store().config().url());
+        this.overdue = sql(dialect, "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> EngineRuntime.daemon(r, "converge-unhandled"));
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-unhandled"));
     }
 
     /** Looks every six rescue intervals (30 s by default): a scan of the due jobs, so not more often. */
     public UnhandledJobs start() {
-        long every = rt.settings.rescue().toMillis() * 6;
+        long every = rt.settings().rescue().toMillis() * 6;
         long first = ThreadLocalRandom.current().nextLong(every / 2 + 1) + every / 2;
         timer.scheduleWithFixedDelay(this::safeRound, first, every, TimeUnit.MILLISECONDS);
         return this;
@@ -82,7 +85,7 @@ public final class UnhandledJobs implements AutoCloseable {
         Map<String, Long> byKind = new TreeMap<>();
         int failed = 0;
         for (String queue : queues) {
-            Set<String> anyone = new TreeSet<>(Arrays.asList(rt.registry.handledKinds()));
+            Set<String> anyone = new TreeSet<>(Arrays.asList(rt.registry().handledKinds()));
             for (NodeInfo n : live) {
                 if (n.queues().containsKey(queue)) {
                     anyone.addAll(n.jobTypes());
@@ -90,8 +93,8 @@ public final class UnhandledJobs implements AutoCloseable {
             }
             String[] handled = anyone.toArray(String[]::new);
             Sql counts = countsByKindCount.computeIfAbsent(handled.length, this::countsStatement);
-            Params p = Params.of().now(rt.store.clock().sqlNow()).text("queue", queue).texts("k", handled);
-            List<Object[]> rows = rt.store.withConnection(c -> counts.query(c, p,
+            Params p = Params.of().now(rt.store().clock().sqlNow()).text("queue", queue).texts("k", handled);
+            List<Object[]> rows = rt.store().withConnection(c -> counts.query(c, p,
                     rs -> new Object[] {rs.getString(1), rs.getLong(2)}));
             for (Object[] row : rows) {
                 String kind = (String) row[0];
@@ -100,8 +103,8 @@ public final class UnhandledJobs implements AutoCloseable {
                 if (warned.add(queue + "\u0000" + kind)) {
                     log.warn("queue {} holds {} job(s) of type '{}', which no live node working that queue has a "
                             + "handler for (this one is {}): they wait for a node that has one (a newer version, "
-                            + "mid-deploy?), and fail if none takes them within {}", queue, n, kind, rt.nodeId,
-                            rt.settings.unhandledGrace());
+                            + "mid-deploy?), and fail if none takes them within {}", queue, n, kind, rt.nodeId(),
+                            rt.settings().unhandledGrace());
                 }
                 failed += failOverdue(queue, kind);
             }
@@ -112,26 +115,26 @@ public final class UnhandledJobs implements AutoCloseable {
 
     private Sql countsStatement(int kindCount) {
         String notIn = kindCount > 0 ? "AND kind NOT IN (" + Params.names("k", kindCount) + ") " : "";
-        return dialect.sql("SELECT kind, COUNT(*) AS n FROM cv_job WHERE state = 'available' AND queue = :queue "
+        return sql(dialect, "SELECT kind, COUNT(*) AS n FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND run_at <= {now} " + notIn + "GROUP BY kind");
     }
 
     /** Leases the jobs of {@code kind} past the grace and fails them, with their hooks, in one transaction. */
     private int failOverdue(String queue, String kind) {
-        Duration grace = rt.settings.unhandledGrace();
+        Duration grace = rt.settings().unhandledGrace();
         String error = "no handler for job type '" + kind + "' on any live node working queue " + queue
-                + " for the unhandled-job grace (" + grace + "); failed by node " + rt.nodeId;
+                + " for the unhandled-job grace (" + grace + "); failed by node " + rt.nodeId();
         List<String> wake = new ArrayList<>();
-        int n = rt.store.inTransaction(c -> {
-            FinishContext tx = new FinishContext(c, rt.jobs, dialect, rt.store.clock().sqlNow());
+        int n = rt.store().inTransaction(c -> {
+            FinishContext tx = new FinishContext(c, rt.jobs(), dialect, rt.store().clock().sqlNow());
             List<Long> ids = overdue.query(c, Params.of().now(tx.now()).text("queue", queue).text("kind", kind)
                     .bigint("minus_grace_ms", -grace.toMillis()), rs -> rs.getLong(1));
-            List<LeasedJob> leased = rt.jobs.leaseIds(c, ids, rt.nodeId, rt.settings.lease().toMillis(), tx.now());
+            List<LeasedJob> leased = rt.jobs().leaseIds(c, ids, rt.nodeId(), rt.settings().lease().toMillis(), tx.now());
             List<Completion> items = new ArrayList<>(leased.size());
             for (LeasedJob job : leased) {
                 items.add(new Completion(job, new Outcome.Failed(error, false), RetryPolicy.never()));
             }
-            boolean[] applied = rt.finisher.apply(tx, items);
+            boolean[] applied = rt.finisher().apply(tx, items);
             wake.addAll(tx.queuesToWake());
             int done = 0;
             for (boolean a : applied) {
@@ -140,10 +143,10 @@ public final class UnhandledJobs implements AutoCloseable {
             return done;
         });
         if (n > 0) {
-            rt.counters.failed.add(n);
+            rt.counters().failed.add(n);
             log.warn("queue {}: failed {} job(s) of type '{}': no node took them within {}", queue, n, kind, grace);
         }
-        wake.forEach(rt.wakeup::signal);
+        wake.forEach(rt.wakeup()::signal);
         return n;
     }
 

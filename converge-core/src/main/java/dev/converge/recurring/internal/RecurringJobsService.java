@@ -1,15 +1,14 @@
 package dev.converge.recurring.internal;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.recurring.MissedSlots;
 import dev.converge.recurring.RecurringJob;
 import dev.converge.recurring.RecurringJobs;
 import dev.converge.recurring.RecurringView;
-
 import dev.converge.flow.ManualAction;
 import dev.converge.queue.EnqueueResult;
 import dev.converge.queue.Job;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -38,7 +37,7 @@ public final class RecurringJobsService implements RecurringJobs {
 
     public RecurringJobsService(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
-        this.table = new RecurringStore(Dialect.forUrl(store.config().url()));
+        this.table = new RecurringStore(Dialects.forUrl(store.config().url()));
         this.jobs = List.copyOf(jobs);
         this.enqueuer = enqueuer;
     }

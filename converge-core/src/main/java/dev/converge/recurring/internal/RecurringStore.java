@@ -1,5 +1,7 @@
 package dev.converge.recurring.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.recurring.RecurringView;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
@@ -34,20 +36,20 @@ final class RecurringStore {
     private final Sql ran;
 
     RecurringStore(Dialect dialect) {
-        this.lock = dialect.sql("SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
-        this.get = dialect.sql("SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name");
-        this.lockPaused = dialect.sql("SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
-        this.getPaused = dialect.sql("SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name");
-        this.insert = dialect.sql("INSERT INTO cv_recurring (name, last_slot, updated_at) VALUES (:name, :slot, {now})"
+        this.lock = sql(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
+        this.get = sql(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name");
+        this.lockPaused = sql(dialect, "SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
+        this.getPaused = sql(dialect, "SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name");
+        this.insert = sql(dialect, "INSERT INTO cv_recurring (name, last_slot, updated_at) VALUES (:name, :slot, {now})"
                 + dialect.onConflictDoNothing());
-        this.update = dialect.sql("UPDATE cv_recurring SET last_slot = :slot, last_job_id = COALESCE(:job_id, last_job_id), "
+        this.update = sql(dialect, "UPDATE cv_recurring SET last_slot = :slot, last_job_id = COALESCE(:job_id, last_job_id), "
                 + "skipped = skipped + :skipped, updated_at = {now} WHERE name = :name");
         String acted = "last_action = :action, action_by = :actor, action_reason = :reason, action_at = {now}, updated_at = {now}";
-        this.pause = dialect.sql("UPDATE cv_recurring SET paused_at = {now}, " + acted
+        this.pause = sql(dialect, "UPDATE cv_recurring SET paused_at = {now}, " + acted
                 + " WHERE name = :name AND paused_at IS NULL");
-        this.resume = dialect.sql("UPDATE cv_recurring SET paused_at = NULL, " + acted
+        this.resume = sql(dialect, "UPDATE cv_recurring SET paused_at = NULL, " + acted
                 + " WHERE name = :name AND paused_at IS NOT NULL");
-        this.ran = dialect.sql("UPDATE cv_recurring SET " + acted + " WHERE name = :name");
+        this.ran = sql(dialect, "UPDATE cv_recurring SET " + acted + " WHERE name = :name");
     }
 
     boolean pausable(Connection c) throws SQLException {

@@ -1,9 +1,11 @@
 package dev.converge.retention.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
+import dev.converge.store.internal.Dialects;
 import dev.converge.retention.Retention;
 import dev.converge.retention.RetentionPolicy;
 import dev.converge.retention.RetentionReport;
-
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
 import dev.converge.store.Sql;
@@ -43,10 +45,10 @@ public final class RetentionService implements Retention {
     public RetentionService(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
-        Dialect d = Dialect.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url());
         for (String s : FINISHED) {
             // the state is a literal, so PostgreSQL matches the partial "finished" indexes of V7
-            jobsByState.add(d.sql("SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "
+            jobsByState.add(sql(d, "SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "
                     + "AND j.finished_at < {now+:age_ms} "
                     + "AND (j.batch_id IS NULL OR NOT EXISTS (SELECT 1 FROM cv_batch b WHERE b.id = j.batch_id "
                     + "AND b.state = 'running')) "
@@ -54,28 +56,28 @@ public final class RetentionService implements Retention {
                     + "AND ch.state = 'running')) "
                     + "AND (j.flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM cv_flow f WHERE f.id = j.flow_id))"
                     + JOB_FREE + " ORDER BY j.finished_at LIMIT :limit"));
-            batchesByState.add(d.sql("SELECT b.id FROM cv_batch b WHERE b.state = '" + s + "' "
+            batchesByState.add(sql(d, "SELECT b.id FROM cv_batch b WHERE b.state = '" + s + "' "
                     + "AND b.finished_at < {now+:age_ms} "
                     + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.batch_id = b.id) "
                     + "AND (b.chain_id IS NULL OR NOT EXISTS (SELECT 1 FROM cv_chain ch WHERE ch.id = b.chain_id "
                     + "AND ch.state = 'running')) "
                     + "AND (b.flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM cv_flow f WHERE f.id = b.flow_id)) "
                     + "ORDER BY b.finished_at LIMIT :limit"));
-            chainsByState.add(d.sql("SELECT ch.id FROM cv_chain ch WHERE ch.state = '" + s + "' "
+            chainsByState.add(sql(d, "SELECT ch.id FROM cv_chain ch WHERE ch.state = '" + s + "' "
                     + "AND ch.finished_at < {now+:age_ms} "
                     + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.chain_id = ch.id) "
                     + "AND NOT EXISTS (SELECT 1 FROM cv_batch b WHERE b.chain_id = ch.id) "
                     + "AND (ch.flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM cv_flow f WHERE f.id = ch.flow_id)) "
                     + "ORDER BY ch.finished_at LIMIT :limit"));
         }
-        jobsOfDueFlows = d.sql("SELECT j.id FROM cv_flow f JOIN cv_job j ON j.flow_id = f.id WHERE " + FLOW_DUE
+        jobsOfDueFlows = sql(d, "SELECT j.id FROM cv_flow f JOIN cv_job j ON j.flow_id = f.id WHERE " + FLOW_DUE
                 + " AND j.state IN ('succeeded', 'cancelled', 'failed')" + JOB_FREE + " LIMIT :limit");
-        batchesOfDueFlows = d.sql("SELECT b.id FROM cv_flow f JOIN cv_batch b ON b.flow_id = f.id WHERE " + FLOW_DUE
+        batchesOfDueFlows = sql(d, "SELECT b.id FROM cv_flow f JOIN cv_batch b ON b.flow_id = f.id WHERE " + FLOW_DUE
                 + " AND b.state <> 'running' AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.batch_id = b.id) LIMIT :limit");
-        chainsOfDueFlows = d.sql("SELECT ch.id FROM cv_flow f JOIN cv_chain ch ON ch.flow_id = f.id WHERE " + FLOW_DUE
+        chainsOfDueFlows = sql(d, "SELECT ch.id FROM cv_flow f JOIN cv_chain ch ON ch.flow_id = f.id WHERE " + FLOW_DUE
                 + " AND ch.state <> 'running' AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.chain_id = ch.id) "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_batch b WHERE b.chain_id = ch.id) LIMIT :limit");
-        dueFlows = d.sql("SELECT f.id FROM cv_flow f WHERE " + FLOW_DUE
+        dueFlows = sql(d, "SELECT f.id FROM cv_flow f WHERE " + FLOW_DUE
                 + " AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.flow_id = f.id) "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_batch b WHERE b.flow_id = f.id) "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_chain ch WHERE ch.flow_id = f.id) "

@@ -104,11 +104,6 @@ public interface Dialect {
         }
     }
 
-    /** A statement of the engine's: {@code template}'s time tokens expanded for this database. */
-    default dev.converge.store.Sql sql(String template) {
-        return dev.converge.store.Sql.of(expand(template));
-    }
-
     /** Expands the time tokens of a template. */
     default String expand(String template) {
         String sql = template;
@@ -119,22 +114,5 @@ public interface Dialect {
             sql = sql.substring(0, start) + nowPlusMillis(param) + sql.substring(end + 1);
         }
         return sql.replace("{now}", now());
-    }
-
-    static Dialect forUrl(String jdbcUrl) {
-        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
-            return new PostgresDialect();
-        }
-        if (jdbcUrl.startsWith("jdbc:h2:")) {
-            return new H2Dialect();
-        }
-        throw new IllegalArgumentException(
-                "unsupported database URL (expected jdbc:postgresql: or jdbc:h2:): " + redactUrl(jdbcUrl));
-    }
-
-    /** A JDBC URL without any password, as a parameter or in its user-info ({@code user:password@}), safe to log. */
-    static String redactUrl(String url) {
-        return url == null ? null : url.replaceAll("(?i)(password=)[^&;]*", "$1***")
-                .replaceFirst("^(jdbc:[A-Za-z0-9]+://[^/?#:@]*):[^/?#@]*@", "$1:***@");
     }
 }

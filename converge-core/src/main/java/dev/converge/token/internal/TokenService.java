@@ -1,5 +1,6 @@
 package dev.converge.token.internal;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.token.StepTokens;
 import dev.converge.token.Token;
 import dev.converge.token.TokenLookup;
@@ -7,7 +8,6 @@ import dev.converge.token.TokenOperation;
 import dev.converge.token.TokenState;
 import dev.converge.token.TokenUse;
 import dev.converge.token.Tokens;
-
 import dev.converge.crash.CrashPoint;
 import dev.converge.flow.internal.FlowService;
 import dev.converge.lease.LeaseLost;
@@ -20,7 +20,6 @@ import dev.converge.queue.Delivery;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.TransactionGuard;
-import dev.converge.store.internal.Dialect;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -59,7 +58,7 @@ public final class TokenService implements Tokens {
     public TokenService(EngineRuntime rt, FlowService flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
             String systemQueue) {
         this.rt = rt;
-        this.store = new TokenStore(Dialect.forUrl(rt.store().config().url()));
+        this.store = new TokenStore(Dialects.forUrl(rt.store().config().url()));
         this.flows = flows;
         this.enqueue = enqueue;
         this.resolveType = resolveType(systemQueue);

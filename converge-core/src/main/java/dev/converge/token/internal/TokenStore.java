@@ -1,5 +1,7 @@
 package dev.converge.token.internal;
 
+import static dev.converge.store.internal.Templates.sql;
+
 import dev.converge.lease.JobLease;
 import dev.converge.store.internal.Dialect;
 import dev.converge.store.Params;
@@ -40,42 +42,42 @@ public final class TokenStore {
     private final Sql settle;
 
     public TokenStore(Dialect d) {
-        insert = d.sql("INSERT INTO cv_token (pool, token, subject, state, created_at) "
+        insert = sql(d, "INSERT INTO cv_token (pool, token, subject, state, created_at) "
                 + "VALUES (:pool, :token, :subject, 'available', {now})" + d.onConflictDoNothing());
         // a subject may hold several tokens (one per permitted use): the first one not yet spent
-        bySubject = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
+        bySubject = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND subject = :subject "
                 + "ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
-        byId = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
-        firstAvailable = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
+        byId = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE id = :id");
+        firstAvailable = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND state = 'available' "
                 + "ORDER BY id LIMIT 1");
         // what an earlier delivery of this job checked out (or spent) from a pool without subjects
-        ofJob = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
+        ofJob = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool AND owner_job_id = :job "
                 + "AND state IN ('checked_out', 'spent') ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id LIMIT 1");
-        checkout = d.sql("UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
+        checkout = sql(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
         // used_at survives a takeover: a use that may have happened stays recorded until the new owner
         // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
-        takeOver = d.sql("UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
+        takeOver = sql(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
                 + "checked_out_at = {now} WHERE id = :id AND state = 'checked_out' "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
-        markUsing = d.sql("UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
-        spend = d.sql("UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
+        markUsing = sql(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
+        spend = sql(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"
                 + MINE + FENCE);
-        giveBack = d.sql("UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+        giveBack = sql(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
                 + "owner_epoch = NULL, checked_out_at = NULL, used_at = NULL WHERE id = :id AND state = 'checked_out'"
                 + MINE + FENCE);
-        returnAbandoned = d.sql("UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
+        returnAbandoned = sql(d, "UPDATE cv_token SET state = 'available', owner = NULL, owner_job_id = NULL, "
                 + "owner_epoch = NULL, checked_out_at = NULL WHERE state = 'checked_out' AND used_at IS NULL "
                 + "AND checked_out_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j "
                 + "WHERE j.id = cv_token.owner_job_id AND j.state IN ('running', 'available'))");
-        counts = d.sql("SELECT state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END AS used, COUNT(*) AS n "
+        counts = sql(d, "SELECT state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END AS used, COUNT(*) AS n "
                 + "FROM cv_token WHERE pool = :pool GROUP BY state, CASE WHEN used_at IS NULL THEN 0 ELSE 1 END");
-        all = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
-        ownerAlive = d.sql("SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
+        all = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE pool = :pool ORDER BY id");
+        ownerAlive = sql(d, "SELECT 1 FROM cv_job WHERE id = :job AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
         // a person settles a token whose use is unknown: only while no delivery of its owner runs
-        settle = d.sql("UPDATE cv_token SET state = :to, spent_at = CASE WHEN :spent THEN {now} ELSE spent_at END, "
+        settle = sql(d, "UPDATE cv_token SET state = :to, spent_at = CASE WHEN :spent THEN {now} ELSE spent_at END, "
                 + "owner = CASE WHEN :spent THEN owner ELSE NULL END, "
                 + "owner_job_id = CASE WHEN :spent THEN owner_job_id ELSE NULL END, "
                 + "owner_epoch = CASE WHEN :spent THEN owner_epoch ELSE NULL END, "
@@ -84,7 +86,7 @@ public final class TokenStore {
                 + "WHERE id = :id AND state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch "
                 + "AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id AND j.state = 'running')");
-        staleUsed = d.sql("SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
+        staleUsed = sql(d, "SELECT " + COLUMNS + " FROM cv_token WHERE state = 'checked_out' AND used_at IS NOT NULL "
                 + "AND used_at < {now+:minus_ms} AND NOT EXISTS (SELECT 1 FROM cv_job j WHERE j.id = cv_token.owner_job_id "
                 + "AND j.state IN ('running', 'available')) AND id > :after ORDER BY id LIMIT :limit");
     }

@@ -10,22 +10,22 @@ class SqlTest {
 
     @Test
     void namedParametersBecomePositionalInOrderOfAppearance() {
-        Sql sql = new H2Dialect().sql("UPDATE t SET a = :a, b = :b WHERE id = :id AND a <> :a");
+        Sql sql = Templates.sql(new H2Dialect(), "UPDATE t SET a = :a, b = :b WHERE id = :id AND a <> :a");
         assertThat(sql.text()).isEqualTo("UPDATE t SET a = ?, b = ? WHERE id = ? AND a <> ?");
     }
 
     @Test
     void quotedTextAndCastsAreLeftAlone() {
-        Sql sql = new PostgresDialect().sql("SELECT ':not_a_param', x::text FROM t WHERE y = :y");
+        Sql sql = Templates.sql(new PostgresDialect(), "SELECT ':not_a_param', x::text FROM t WHERE y = :y");
         assertThat(sql.text()).isEqualTo("SELECT ':not_a_param', x::text FROM t WHERE y = ?");
     }
 
     @Test
     void timeTokensExpandToTheBoundInstantOrTheDatabaseClock() {
-        Sql pg = new PostgresDialect().sql("SELECT {now}, {now+:delay_ms}");
+        Sql pg = Templates.sql(new PostgresDialect(), "SELECT {now}, {now+:delay_ms}");
         assertThat(pg.text()).isEqualTo("SELECT COALESCE(CAST(? AS TIMESTAMPTZ), statement_timestamp()), "
                 + "(COALESCE(CAST(? AS TIMESTAMPTZ), statement_timestamp()) + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')");
-        Sql h2 = new H2Dialect().sql("SELECT {now+:delay_ms}");
+        Sql h2 = Templates.sql(new H2Dialect(), "SELECT {now+:delay_ms}");
         assertThat(h2.text()).isEqualTo("SELECT DATEADD(MILLISECOND, CAST(? AS BIGINT), "
                 + "COALESCE(CAST(? AS TIMESTAMP WITH TIME ZONE), CURRENT_TIMESTAMP))");
     }

@@ -1,11 +1,11 @@
 package dev.converge.testkit.contract;
 
+import dev.converge.store.internal.Dialects;
 import dev.converge.Converge;
 import dev.converge.queue.JobRow;
 import dev.converge.queue.JobState;
 import dev.converge.queue.internal.JobStore;
 import dev.converge.store.Store;
-import dev.converge.store.internal.Dialect;
 import dev.converge.testkit.SettableClock;
 import dev.converge.time.EngineClock;
 import java.sql.Connection;
@@ -62,7 +62,7 @@ public final class ContractFixture implements AutoCloseable {
     }
 
     public JobStore jobs() {
-        return new JobStore(Dialect.forUrl(store().config().url()));
+        return new JobStore(Dialects.forUrl(store().config().url()));
     }
 
     /**
