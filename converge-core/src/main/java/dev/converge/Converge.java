@@ -664,65 +664,52 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /** How long a delivery holds its job without a heartbeat (default 30s). */
+        /** @deprecated use {@code leases(l -> l.duration(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder lease(Duration d) {
-            this.lease = d;
-            return this;
+            return leases(l -> l.duration(d));
         }
 
-        /** How often held leases are extended (default a third of the lease). */
+        /** @deprecated use {@code leases(l -> l.heartbeat(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder heartbeat(Duration d) {
-            this.heartbeat = d;
-            return this;
+            return leases(l -> l.heartbeat(d));
         }
 
-        /** How long an idle fetcher waits when no wake-up comes (default 1s). */
+        /** @deprecated use {@code queues(q -> q.poll(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder poll(Duration d) {
-            this.poll = d;
-            return this;
+            return queues(q -> q.poll(d));
         }
 
-        /** How often expired leases are looked for (default a sixth of the lease, at least 100ms). */
+        /** @deprecated use {@code leases(l -> l.rescue(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder rescue(Duration d) {
-            this.rescue = d;
-            return this;
+            return leases(l -> l.rescue(d));
         }
 
-        /** The most jobs one fetch leases (default 100). */
+        /** @deprecated use {@code queues(q -> q.fetchLimit(n))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder fetchLimit(int n) {
-            this.fetchLimit = n;
-            return this;
+            return queues(q -> q.fetchLimit(n));
         }
 
-        /**
-         * Jobs leased ahead of free handler threads, per queue. Default: adaptive, as many as the
-         * queue's handlers ran in the last 100 ms, at least its concurrency and at most ten fetches'
-         * worth ({@link #fetchLimit}): slow jobs are not hoarded, fast ones do not starve between fetches.
-         */
+        /** @deprecated use {@code queues(q -> q.prefetch(n))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder prefetch(int n) {
-            if (n < 0 || n > 10_000) {
-                throw new IllegalArgumentException("prefetch must be between 0 and 10000, was " + n);
-            }
-            this.prefetch = n;
-            return this;
+            return queues(q -> q.prefetch(n));
         }
 
+        /** @deprecated use {@code queues(q -> q.shutdownGrace(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder shutdownGrace(Duration d) {
-            this.shutdownGrace = d;
-            return this;
+            return queues(q -> q.shutdownGrace(d));
         }
 
-        /**
-         * How long a due job whose type no node handles waits before it fails (default 1 hour).
-         * A node leases only the job types it has handlers for, so during a rolling deploy the
-         * jobs of a type only the new version knows wait for a node of that version instead of
-         * failing on an old one. A type that no node ever handles (a retired type, a typo) fails
-         * after this grace, with "no handler for job type ..."; meanwhile each node that sees it
-         * logs a WARN once.
-         */
+        /** @deprecated use {@code queues(q -> q.unhandledGrace(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder unhandledGrace(Duration d) {
-            this.unhandledGrace = d;
-            return this;
+            return queues(q -> q.unhandledGrace(d));
         }
 
         /** What happens at the engine's named crash points (tests and chaos runs only). */
@@ -737,34 +724,22 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /** The queue the engine's own jobs (flow compensation) run on (default "default"). */
+        /** @deprecated use {@code queues(q -> q.systemQueue(queue))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder systemQueue(String queue) {
-            JobType.of("probe", Object.class).withQueue(queue);
-            this.systemQueue = queue;
-            return this;
+            return queues(q -> q.systemQueue(queue));
         }
 
-        /**
-         * Runs the watchdog on this node: every {@code every}, the one node holding the watchdog
-         * claim fails flows past their deadline through the terminal-failure path.
-         */
+        /** @deprecated use {@code maintenance(m -> m.watchdog(every))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder watchdog(Duration every) {
-            if (every == null || every.toMillis() < 10) {
-                throw new IllegalArgumentException("watchdog interval must be at least 10ms");
-            }
-            this.watchdog = every;
-            return this;
+            return maintenance(m -> m.watchdog(every));
         }
 
-        /**
-         * The installation this engine's resources are tagged with ({@code converge:<installation>:<subject>};
-         * {@code "default"} unless set). Engines sharing a leaf account must each have their own:
-         * the ledger adopts, resolves and tears down by lookup only resources with its own
-         * installation's tag. Letters, digits, {@code . _ -}, at most 64.
-         */
+        /** @deprecated use {@code ledger(l -> l.installation(installation))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder installation(String installation) {
-            this.tags = dev.converge.ledger.ResourceTags.of(installation);
-            return this;
+            return ledger(l -> l.installation(installation));
         }
 
         /** Registers a kind of external resource the ledger creates, tears down and reaps. */
@@ -773,37 +748,22 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Runs the ledger reaper on this node: every {@code every}, the one node holding the
-         * reaper claim schedules the resolution (by lookup at the leaf) of entries left claimed or
-         * uncertain for longer than {@code olderThan} by jobs that ended.
-         */
+        /** @deprecated use {@code ledger(l -> l.reaper(every, olderThan))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder reaper(Duration every, Duration olderThan) {
-            if (every == null || every.toMillis() < 10 || olderThan == null || olderThan.isNegative()) {
-                throw new IllegalArgumentException("reaper interval must be at least 10ms and its bound not negative");
-            }
-            this.reaper = every;
-            this.reapOlderThan = olderThan;
-            return this;
+            return ledger(l -> l.reaper(every, olderThan));
         }
 
-        /** How each compensation of a failed flow is retried before it gives up (default 8 attempts, 1s..1min). */
+        /** @deprecated use {@code ledger(l -> l.compensationRetry(policy))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder compensationRetry(RetryPolicy policy) {
-            this.compensationRetry = Objects.requireNonNull(policy);
-            return this;
+            return ledger(l -> l.compensationRetry(policy));
         }
 
-        /**
-         * How long a failed flow with a deadline may compensate before the watchdog ends it
-         * {@code needs_attention}: as long again as its deadline allowed, but at least this
-         * (default 5 minutes), so that a short deadline leaves compensation time to run.
-         */
+        /** @deprecated use {@code ledger(l -> l.compensationDeadlineAtLeast(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder compensationDeadlineAtLeast(Duration d) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("the compensation deadline must be positive");
-            }
-            this.compensationAtLeast = d;
-            return this;
+            return ledger(l -> l.compensationDeadlineAtLeast(d));
         }
 
         /** Enqueues a job of {@code type} every {@code interval} (slots aligned on the epoch), once per slot across the cluster. */
@@ -822,56 +782,304 @@ public final class Converge implements AutoCloseable {
             return this;
         }
 
-        /** How often the node holding the recurring claim decides due slots (default 1s). */
+        /** @deprecated use {@code maintenance(m -> m.recurringTick(d))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder recurringTick(Duration d) {
-            if (d == null || d.toMillis() < 10) {
-                throw new IllegalArgumentException("recurring tick must be at least 10ms");
-            }
-            this.recurringTick = d;
-            return this;
+            return maintenance(m -> m.recurringTick(d));
         }
 
-        /**
-         * How long finished jobs, batches, chains and flows are kept (default {@link RetentionPolicy#defaults()}:
-         * succeeded and cancelled 24 hours, failed 7 days, flows 30 days, deleted 500 rows at a time every minute
-         * by the one node holding the retention claim). Ledger entries are never deleted.
-         */
+        /** @deprecated use {@code maintenance(m -> m.retention(policy))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder retention(RetentionPolicy policy) {
-            this.retention = Objects.requireNonNull(policy, "policy");
-            return this;
+            return maintenance(m -> m.retention(policy));
         }
 
-        /**
-         * Registers the engine's meters in this Micrometer registry (docs/operations.md lists them);
-         * the gauges of rows by state are sampled from the store every 15 seconds.
-         */
+        /** @deprecated use {@code telemetry(t -> t.metrics(registry))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
         public Builder metrics(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return telemetry(t -> t.metrics(registry));
+        }
+
+        /** @deprecated use {@code telemetry(t -> t.tracing(openTelemetry))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
+        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            return telemetry(t -> t.tracing(openTelemetry));
+        }
+
+        /** @deprecated use {@code telemetry(t -> t.metricsSampling(every))}; removed in the next release. */
+        @Deprecated(forRemoval = true)
+        public Builder metricsSampling(Duration every) {
+            return telemetry(t -> t.metricsSampling(every));
+        }
+
+        /** @deprecated use {@code maintenance(m -> m.noRetention())}; removed in the next release. */
+        @Deprecated(forRemoval = true)
+        public Builder noRetention() {
+            return maintenance(m -> m.noRetention());
+        }
+
+        /**
+         * How this node's workers fetch and drain: {@code .queues(q -> q.poll(Duration.ofMillis(200)).fetchLimit(50))}.
+         * The queues themselves and their concurrency are {@link #queue(String, int)}.
+         */
+        public Builder queues(java.util.function.Consumer<QueueOptions> options) {
+            options.accept(new QueueOptions());
+            return this;
+        }
+
+        /** How deliveries hold their jobs: {@code .leases(l -> l.duration(Duration.ofMinutes(2)))}. */
+        public Builder leases(java.util.function.Consumer<LeaseOptions> options) {
+            options.accept(new LeaseOptions());
+            return this;
+        }
+
+        /** The ledger's installation tag, reaper and compensation: {@code .ledger(l -> l.installation("eu-1"))}. */
+        public Builder ledger(java.util.function.Consumer<LedgerOptions> options) {
+            options.accept(new LedgerOptions());
             return this;
         }
 
         /**
-         * Traces each delivery with this OpenTelemetry: a span around the handler, whose parent is the
-         * context the job was enqueued in (carried in the job's row as a W3C traceparent).
+         * The cluster-wide tasks this node may run (one node at a time holds each):
+         * {@code .maintenance(m -> m.watchdog(Duration.ofSeconds(5)).retention(policy))}.
          */
-        public Builder tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
-            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+        public Builder maintenance(java.util.function.Consumer<MaintenanceOptions> options) {
+            options.accept(new MaintenanceOptions());
             return this;
         }
 
-        /** How often the gauges of rows by state are read from the store (default 15s; null: only on demand). */
-        public Builder metricsSampling(Duration every) {
-            if (every != null && every.toMillis() < 10) {
-                throw new IllegalArgumentException("metrics sampling must be at least 10ms");
+        /** Meters and traces: {@code .telemetry(t -> t.metrics(registry).tracing(openTelemetry))}. */
+        public Builder telemetry(java.util.function.Consumer<TelemetryOptions> options) {
+            options.accept(new TelemetryOptions());
+            return this;
+        }
+
+        /** Options of {@link #queues}: how workers fetch, and how they drain at shutdown. */
+        public final class QueueOptions {
+            private QueueOptions() {
             }
-            this.metricsSample = every;
-            return this;
+
+            /** How long an idle fetcher waits when no wake-up comes (default 1s). */
+            public QueueOptions poll(Duration d) {
+                if (d == null || d.toMillis() < 1) {
+                    throw new IllegalArgumentException("poll must be at least 1ms");
+                }
+                poll = d;
+                return this;
+            }
+
+            /** The most jobs one fetch leases (default 100). */
+            public QueueOptions fetchLimit(int n) {
+                if (n < 1 || n > 10_000) {
+                    throw new IllegalArgumentException("fetch limit must be between 1 and 10000, was " + n);
+                }
+                fetchLimit = n;
+                return this;
+            }
+
+            /**
+             * Jobs leased ahead of free handler threads, per queue. Default: adaptive, as many as the
+             * queue's handlers ran in the last 100 ms, at least its concurrency and at most ten fetches'
+             * worth ({@link #fetchLimit}): slow jobs are not hoarded, fast ones do not starve between fetches.
+             */
+            public QueueOptions prefetch(int n) {
+                if (n < 0 || n > 10_000) {
+                    throw new IllegalArgumentException("prefetch must be between 0 and 10000, was " + n);
+                }
+                prefetch = n;
+                return this;
+            }
+
+            /** How long {@link Converge#close()} lets running handlers finish before it interrupts them (default 10s). */
+            public QueueOptions shutdownGrace(Duration d) {
+                if (d == null || d.isNegative()) {
+                    throw new IllegalArgumentException("shutdown grace must not be negative");
+                }
+                shutdownGrace = d;
+                return this;
+            }
+
+            /**
+             * How long a due job whose type no node handles waits before it fails (default 1 hour).
+             * A node leases only the job types it has handlers for, so during a rolling deploy the
+             * jobs of a type only the new version knows wait for a node of that version instead of
+             * failing on an old one. A type that no node ever handles (a retired type, a typo) fails
+             * after this grace, with "no handler for job type ..."; meanwhile each node that sees it
+             * logs a WARN once.
+             */
+            public QueueOptions unhandledGrace(Duration d) {
+                if (d == null || d.isNegative()) {
+                    throw new IllegalArgumentException("unhandled grace must not be negative");
+                }
+                unhandledGrace = d;
+                return this;
+            }
+
+            /** The queue the engine's own jobs (flow compensation) run on (default "default"). */
+            public QueueOptions systemQueue(String queue) {
+                JobType.of("probe", Object.class).withQueue(queue);
+                systemQueue = queue;
+                return this;
+            }
         }
 
-        /** Keeps every finished row forever (no retention task runs on this node). */
-        public Builder noRetention() {
-            this.retention = null;
-            return this;
+        /** Options of {@link #leases}: how long a delivery holds its job, and how it keeps it. */
+        public final class LeaseOptions {
+            private LeaseOptions() {
+            }
+
+            /** How long a delivery holds its job without a heartbeat (default 30s, at least 100ms). */
+            public LeaseOptions duration(Duration d) {
+                if (d == null || d.toMillis() < 100) {
+                    throw new IllegalArgumentException("lease must be at least 100ms");
+                }
+                lease = d;
+                return this;
+            }
+
+            /** How often held leases are extended (default a third of the lease). */
+            public LeaseOptions heartbeat(Duration d) {
+                if (d == null || d.toMillis() < 1) {
+                    throw new IllegalArgumentException("heartbeat must be at least 1ms");
+                }
+                heartbeat = d;
+                return this;
+            }
+
+            /** How often expired leases are looked for (default a sixth of the lease, at least 100ms). */
+            public LeaseOptions rescue(Duration d) {
+                if (d == null || d.toMillis() < 1) {
+                    throw new IllegalArgumentException("rescue must be at least 1ms");
+                }
+                rescue = d;
+                return this;
+            }
+        }
+
+        /** Options of {@link #ledger}: whose resources these are, and how failed flows are undone. */
+        public final class LedgerOptions {
+            private LedgerOptions() {
+            }
+
+            /**
+             * The installation this engine's resources are tagged with ({@code converge:<installation>:<subject>};
+             * {@code "default"} unless set). Engines sharing a leaf account must each have their own:
+             * the ledger adopts, resolves and tears down by lookup only resources with its own
+             * installation's tag. Letters, digits, {@code . _ -}, at most 64.
+             */
+            public LedgerOptions installation(String installation) {
+                tags = dev.converge.ledger.ResourceTags.of(installation);
+                return this;
+            }
+
+            /**
+             * Runs the ledger reaper on this node: every {@code every}, the one node holding the
+             * reaper claim schedules the resolution (by lookup at the leaf) of entries left claimed or
+             * uncertain for longer than {@code olderThan} by jobs that ended.
+             */
+            public LedgerOptions reaper(Duration every, Duration olderThan) {
+                if (every == null || every.toMillis() < 10 || olderThan == null || olderThan.isNegative()) {
+                    throw new IllegalArgumentException("reaper interval must be at least 10ms and its bound not negative");
+                }
+                reaper = every;
+                reapOlderThan = olderThan;
+                return this;
+            }
+
+            /** How each compensation of a failed flow is retried before it gives up (default 8 attempts, 1s..1min). */
+            public LedgerOptions compensationRetry(RetryPolicy policy) {
+                compensationRetry = Objects.requireNonNull(policy, "policy");
+                return this;
+            }
+
+            /**
+             * How long a failed flow with a deadline may compensate before the watchdog ends it
+             * {@code needs_attention}: as long again as its deadline allowed, but at least this
+             * (default 5 minutes), so that a short deadline leaves compensation time to run.
+             */
+            public LedgerOptions compensationDeadlineAtLeast(Duration d) {
+                if (d == null || d.isNegative() || d.isZero()) {
+                    throw new IllegalArgumentException("the compensation deadline must be positive");
+                }
+                compensationAtLeast = d;
+                return this;
+            }
+        }
+
+        /** Options of {@link #maintenance}: the watchdog, retention and the recurring jobs' tick. */
+        public final class MaintenanceOptions {
+            private MaintenanceOptions() {
+            }
+
+            /**
+             * Runs the watchdog on this node: every {@code every}, the one node holding the watchdog
+             * claim fails flows past their deadline through the terminal-failure path (default: off).
+             */
+            public MaintenanceOptions watchdog(Duration every) {
+                if (every == null || every.toMillis() < 10) {
+                    throw new IllegalArgumentException("watchdog interval must be at least 10ms");
+                }
+                watchdog = every;
+                return this;
+            }
+
+            /**
+             * How long finished jobs, batches, chains and flows are kept (default {@link RetentionPolicy#defaults()}:
+             * succeeded and cancelled 24 hours, failed 7 days, flows 30 days, deleted 500 rows at a time every minute
+             * by the one node holding the retention claim). Ledger entries are never deleted.
+             */
+            public MaintenanceOptions retention(RetentionPolicy policy) {
+                retention = Objects.requireNonNull(policy, "policy");
+                return this;
+            }
+
+            /** Keeps every finished row forever (no retention task runs on this node). */
+            public MaintenanceOptions noRetention() {
+                retention = null;
+                return this;
+            }
+
+            /** How often the node holding the recurring claim decides due slots (default 1s). */
+            public MaintenanceOptions recurringTick(Duration d) {
+                if (d == null || d.toMillis() < 10) {
+                    throw new IllegalArgumentException("recurring tick must be at least 10ms");
+                }
+                recurringTick = d;
+                return this;
+            }
+        }
+
+        /** Options of {@link #telemetry}: meters and traces (both off unless set). */
+        public final class TelemetryOptions {
+            private TelemetryOptions() {
+            }
+
+            /**
+             * Registers the engine's meters in this Micrometer registry (docs/operations.md lists them);
+             * the gauges of rows by state are sampled from the store every 15 seconds.
+             */
+            public TelemetryOptions metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+                meterRegistry = Objects.requireNonNull(registry, "registry");
+                return this;
+            }
+
+            /**
+             * Traces each delivery with this OpenTelemetry: a span around the handler, whose parent is the
+             * context the job was enqueued in (carried in the job's row as a W3C traceparent).
+             */
+            public TelemetryOptions tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+                Builder.this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+                return this;
+            }
+
+            /** How often the gauges of rows by state are read from the store (default 15s; null: only on demand). */
+            public TelemetryOptions metricsSampling(Duration every) {
+                if (every != null && every.toMillis() < 10) {
+                    throw new IllegalArgumentException("metrics sampling must be at least 10ms");
+                }
+                metricsSample = every;
+                return this;
+            }
         }
 
         public Converge build() {

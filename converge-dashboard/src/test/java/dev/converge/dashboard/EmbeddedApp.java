@@ -83,7 +83,7 @@ final class EmbeddedApp implements AutoCloseable {
         db = ScratchDatabase.create("cv_dash_embed");
         store = TestStores.postgres(db, true, EngineClock.database(), 8);
         Converge[] self = new Converge[1];
-        engine = Converge.builder(store).queue("default", 2).poll(Duration.ofMillis(100)).resource(leaf)
+        engine = Converge.builder(store).queue("default", 2).queues(q -> q.poll(Duration.ofMillis(100))).resource(leaf)
                 .handle(CHARGE, (p, ctx) -> {
                     charges.add(p.step());
                     throw new IllegalStateException("the card service is down: " + p.step());

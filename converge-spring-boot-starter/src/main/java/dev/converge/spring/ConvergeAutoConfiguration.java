@@ -47,20 +47,21 @@ public class ConvergeAutoConfiguration {
     @ConditionalOnMissingBean
     public Converge converge(Store store, ConvergeProperties p, ObjectProvider<JobHandler<?>> handlers,
             ObjectProvider<ResourceType> resources, ObjectProvider<CrashPlan> crashPlan) {
-        Converge.Builder b = Converge.builder(store).lease(p.getLease()).poll(p.getPoll())
-                .shutdownGrace(p.getShutdownGrace()).systemQueue(p.getSystemQueue());
+        Converge.Builder b = Converge.builder(store).leases(l -> l.duration(p.getLease()))
+                .queues(q -> q.poll(p.getPoll())
+                        .shutdownGrace(p.getShutdownGrace()).systemQueue(p.getSystemQueue()));
         if (p.getHeartbeat() != null) {
-            b.heartbeat(p.getHeartbeat());
+            b.leases(l -> l.heartbeat(p.getHeartbeat()));
         }
         if (p.getNodeId() != null) {
             b.nodeId(p.getNodeId());
         }
-        b.installation(p.getInstallation());
+        b.ledger(g -> g.installation(p.getInstallation()));
         if (p.getWatchdog() != null) {
-            b.watchdog(p.getWatchdog());
+            b.maintenance(m -> m.watchdog(p.getWatchdog()));
         }
         if (p.getReaper() != null) {
-            b.reaper(p.getReaper(), p.getReapOlderThan());
+            b.ledger(g -> g.reaper(p.getReaper(), p.getReapOlderThan()));
         }
         resources.orderedStream().forEach(b::resource);
         crashPlan.ifAvailable(b::crashPlan); // tests: the crash-point explorer's injector

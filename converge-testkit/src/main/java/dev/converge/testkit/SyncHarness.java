@@ -47,8 +47,8 @@ public final class SyncHarness implements AutoCloseable {
         this.clock = clock;
         this.ownsStore = ownsStore;
         // wake-ups and a short poll: due work is found at once, the clock alone decides what is due
-        Converge.Builder b = Converge.builder(store).poll(Duration.ofMillis(20)).rescue(Duration.ofMillis(50))
-                .shutdownGrace(Duration.ofSeconds(2));
+        Converge.Builder b = Converge.builder(store).queues(q -> q.poll(Duration.ofMillis(20))
+                        .shutdownGrace(Duration.ofSeconds(2))).leases(l -> l.rescue(Duration.ofMillis(50)));
         this.settledAtLastStep = finished();
         this.engine = configure.apply(b).build().start();
     }

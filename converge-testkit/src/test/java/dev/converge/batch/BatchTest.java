@@ -47,7 +47,7 @@ class BatchTest {
         try (Harness h = new Harness(kind)) {
             long[] batchId = new long[1];
             Converge[] self = new Converge[1];
-            Converge engine = h.engine(b -> n.callbacks(b).queue("default", 2).prefetch(0)
+            Converge engine = h.engine(b -> n.callbacks(b).queue("default", 2).queues(q -> q.prefetch(0))
                     .handle(WORK, (p, ctx) -> {
                         if (p.name().equals("fails")) {
                             throw new NonRetryableException("the leaf said no");
@@ -120,8 +120,8 @@ class BatchTest {
         java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
         try (Harness h = new Harness(kind, clock)) {
             // node A takes every job and stalls past its lease (no heartbeat for an hour)
-            Converge a = h.engine(b -> n.callbacks(b).nodeId("node-a").queue("default", 5).prefetch(0)
-                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofHours(1))
+            Converge a = h.engine(b -> n.callbacks(b).nodeId("node-a").queue("default", 5).queues(q -> q.prefetch(0))
+                    .leases(l -> l.duration(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofHours(1)))
                     .handle(WORK, (p, ctx) -> {
                         n.sideEffects.incrementAndGet();
                         stalled.countDown();
@@ -133,7 +133,7 @@ class BatchTest {
             // the leases expire by the database clock; node B rescues and completes every job again
             clock.advance(Duration.ofHours(3));
             h.engine(h.anotherStore(), b -> n.callbacks(b).nodeId("node-b").queue("default", 5)
-                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100))
+                    .leases(l -> l.duration(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100)))
                     .handle(WORK, (p, ctx) -> n.sideEffects.incrementAndGet()));
             await().atMost(Duration.ofSeconds(30)).until(() -> n.fin.get() == 1 && n.then.get() == 1);
             // node A wakes up and tries to complete the same jobs: refused, and nothing fires again

@@ -41,7 +41,7 @@ class ChainTest {
     }
 
     Converge engine(Harness h, AtomicBoolean crashNextCallback, Duration leaseFor) {
-        return h.engine(b -> b.queue("default", 4).lease(leaseFor).heartbeat(leaseFor.dividedBy(4))
+        return h.engine(b -> b.queue("default", 4).leases(l -> l.duration(leaseFor).heartbeat(leaseFor.dividedBy(4)))
                 .crashPlan((point, lease) -> {
                     // the worker dies after the catch's handler ran, before its completion was recorded; only
                     // the catch's own delivery: the finally may run beside it and reach this point first

@@ -31,8 +31,8 @@ class LeaderRoundsTest {
     void retentionSaysWhatItDeletedAndWhenToEveryNode() {
         SettableClock clock = SettableClock.atNow();
         try (Store store = TestStores.h2(true, clock);
-                Converge leader = Converge.builder(store).nodeId("leader").poll(Duration.ofMillis(50))
-                        .retention(RetentionPolicy.defaults().every(Duration.ofMillis(200)))
+                Converge leader = Converge.builder(store).nodeId("leader").queues(q -> q.poll(Duration.ofMillis(50)))
+                        .maintenance(m -> m.retention(RetentionPolicy.defaults().every(Duration.ofMillis(200))))
                         .handle(WORK, (w, ctx) -> { }).queue("default", 2).build().start();
                 Converge reader = Converge.builder(store).nodeId("reader").build()) {
             List<Long> ids = new ArrayList<>();

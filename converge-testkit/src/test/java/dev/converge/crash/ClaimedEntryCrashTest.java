@@ -32,8 +32,8 @@ class ClaimedEntryCrashTest {
 
     static FlowView runCrashingOnce(Harness h, CountingLeaf leaf, CrashPoint at) {
         Converge[] self = new Converge[1];
-        self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
-                .rescue(Duration.ofMillis(100)).crashPlan(new CrashInjector(at, 1)).resource(leaf)
+        self[0] = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                        .rescue(Duration.ofMillis(100))).crashPlan(new CrashInjector(at, 1)).resource(leaf)
                 .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(leaf, p.key(), Map.of())));
         Converge engine = self[0];
         long flow = engine.flows().start(Flow.of("make", "site-1").then(Job.of(MAKE, new Make("k-1")))).flowId();

@@ -72,8 +72,8 @@ class KeyReplayTest {
 
     static Converge engine(Harness h, KeyedLeaf type) {
         Converge[] self = new Converge[1];
-        self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
-                .rescue(Duration.ofMillis(100)).reaper(Duration.ofMillis(200), Duration.ofMillis(300))
+        self[0] = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                        .rescue(Duration.ofMillis(100))).ledger(g -> g.reaper(Duration.ofMillis(200), Duration.ofMillis(300)))
                 .crashPlan(new CrashInjector(CrashPoint.AFTER_LEAF_ANSWER, 1)).resource(type)
                 .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(type, p.key(), p.subject(), PARAMS)));
         return self[0];

@@ -185,11 +185,12 @@ final class MatrixScenario {
     private Converge engine(Store store, String node, CrashPlan plan, Duration lease, Duration heartbeat) {
         Converge[] self = new Converge[1];
         Converge.Builder b = Converge.builder(store).nodeId(node).crashPlan(plan).queue("default", 4)
-                .lease(lease).rescue(Duration.ofMillis(100)).poll(Duration.ofMillis(50))
-                .shutdownGrace(Duration.ofMillis(500))
-                .reaper(Duration.ofMillis(200), Duration.ofMillis(300))
-                .watchdog(Duration.ofMillis(200))
-                .resource(resources).resource(plain).compensationRetry(fast())
+                .leases(l -> l.duration(lease).rescue(Duration.ofMillis(100)))
+                .queues(q -> q.poll(Duration.ofMillis(50))
+                        .shutdownGrace(Duration.ofMillis(500)))
+                .ledger(g -> g.reaper(Duration.ofMillis(200), Duration.ofMillis(300)))
+                .maintenance(m -> m.watchdog(Duration.ofMillis(200)))
+                .resource(resources).resource(plain).ledger(g -> g.compensationRetry(fast()))
                 .handle(RESOURCE, (s, ctx) -> {
                     if (naive) {
                         resources.create(new CreateRequest(s.id(), Ledger.defaultTagFor(s.id()), null, Map.of()));
@@ -219,7 +220,7 @@ final class MatrixScenario {
                     throw new NonRetryableException("the matrix's failing step");
                 });
         if (heartbeat != null) {
-            b.heartbeat(heartbeat);
+            b.leases(l -> l.heartbeat(heartbeat));
         }
         self[0] = b.build();
         self[0].tokens().resolveWith("welcome", mail::wasUsed);

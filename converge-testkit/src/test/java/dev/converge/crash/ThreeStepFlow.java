@@ -54,9 +54,9 @@ final class ThreeStepFlow implements CrashScenario {
         Map<String, String> naiveRecord = new ConcurrentHashMap<>();
         Converge[] self = new Converge[1];
         try (Converge engine = Converge.builder(store).crashPlan(plan).queue("default", 4)
-                .lease(Duration.ofMillis(1000)).heartbeat(Duration.ofMillis(250)).rescue(Duration.ofMillis(100))
-                .poll(Duration.ofMillis(50)).resource(repos).resource(licenses)
-                .compensationRetry(fast())
+                .leases(l -> l.duration(Duration.ofMillis(1000)).heartbeat(Duration.ofMillis(250)).rescue(Duration.ofMillis(100)))
+                .queues(q -> q.poll(Duration.ofMillis(50))).resource(repos).resource(licenses)
+                .ledger(g -> g.compensationRetry(fast()))
                 .handle(REPO, (s, ctx) -> ctx.ledger().ensure(repos, s.id(), Map.of()))
                 .handle(LICENSE, (s, ctx) -> {
                     if (naive) {

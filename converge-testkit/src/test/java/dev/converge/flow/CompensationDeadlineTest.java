@@ -35,7 +35,7 @@ class CompensationDeadlineTest {
         CountDownLatch reported = new CountDownLatch(1);
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 2).watchdog(Duration.ofMillis(100)).compensationDeadlineAtLeast(Duration.ofSeconds(1))
+            self[0] = h.engine(b -> b.queue("default", 2).maintenance(m -> m.watchdog(Duration.ofMillis(100))).ledger(g -> g.compensationDeadlineAtLeast(Duration.ofSeconds(1)))
                     .handle(HANGS, (p, ctx) -> {
                         ctx.flows().compensateWith(Job.of(UNDO, p));
                         started.countDown();

@@ -30,7 +30,7 @@ class ContinuationPriorityTest {
 
     SyncHarness harness() {
         // one handler and a fixed prefetch of one: the order of the queue is, but for what is fetched, the order of the work
-        return SyncHarness.h2(b -> b.queue("default", 1).prefetch(1)
+        return SyncHarness.h2(b -> b.queue("default", 1).queues(q -> q.prefetch(1))
                 .handle(STEP, (s, ctx) -> {
                     if (s.flow().equals("f0") && s.name().equals("a")) {
                         firstStepHeld.countDown();

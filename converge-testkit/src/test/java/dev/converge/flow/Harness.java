@@ -63,12 +63,12 @@ public final class Harness implements AutoCloseable {
 
     public Converge engine(Store on, Consumer<Converge.Builder> customise) {
         Converge.Builder b = Converge.builder(on)
-                .lease(Duration.ofSeconds(5))
-                .poll(Duration.ofMillis(50))
-                .rescue(Duration.ofMillis(200))
-                .shutdownGrace(Duration.ofSeconds(2))
-                .compensationRetry(dev.converge.queue.RetryPolicy.attempts(3).backoff(Duration.ofMillis(50))
-                        .cappedAt(Duration.ofMillis(200)));
+                .leases(l -> l.duration(Duration.ofSeconds(5))
+                        .rescue(Duration.ofMillis(200)))
+                .queues(q -> q.poll(Duration.ofMillis(50))
+                        .shutdownGrace(Duration.ofSeconds(2)))
+                .ledger(g -> g.compensationRetry(dev.converge.queue.RetryPolicy.attempts(3).backoff(Duration.ofMillis(50))
+                        .cappedAt(Duration.ofMillis(200))));
         customise.accept(b);
         Converge engine = b.build();
         engines.add(engine);

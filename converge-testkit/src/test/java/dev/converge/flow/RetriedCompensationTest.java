@@ -33,12 +33,12 @@ class RetriedCompensationTest {
         AtomicInteger refunds = new AtomicInteger();
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 4).watchdog(Duration.ofMillis(100))
+            self[0] = h.engine(b -> b.queue("default", 4).maintenance(m -> m.watchdog(Duration.ofMillis(100)))
                     // compensation gets 2 s, then again 2 s after a retry; after its first failure the
                     // refund waits 3 s, so the watchdog ends the flow needs_attention meanwhile, and
                     // the first job wakes while the retry's job is in its (1.8 s) refund call
-                    .compensationDeadlineAtLeast(Duration.ofSeconds(2))
-                    .compensationRetry(RetryPolicy.attempts(5).backoff(Duration.ofSeconds(3)).jitter(0))
+                    .ledger(g -> g.compensationDeadlineAtLeast(Duration.ofSeconds(2))
+                            .compensationRetry(RetryPolicy.attempts(5).backoff(Duration.ofSeconds(3)).jitter(0)))
                     .handle(CHARGE, (p, ctx) -> {
                         ctx.flows().compensateWith(Job.of(REFUND, p));
                         throw new NonRetryableException("card declined after the hold");
@@ -75,8 +75,8 @@ class RetriedCompensationTest {
         AtomicInteger overlapped = new AtomicInteger();
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 4).watchdog(Duration.ofMillis(100))
-                    .compensationDeadlineAtLeast(Duration.ofSeconds(2))
+            self[0] = h.engine(b -> b.queue("default", 4).maintenance(m -> m.watchdog(Duration.ofMillis(100)))
+                    .ledger(g -> g.compensationDeadlineAtLeast(Duration.ofSeconds(2)))
                     .handle(CHARGE, (p, ctx) -> {
                         ctx.flows().compensateWith(Job.of(REFUND, p));
                         throw new NonRetryableException("card declined after the hold");

@@ -44,8 +44,8 @@ class ClaimInEndedFlowTest {
             Converge[] self = new Converge[1];
             // the flow's deadline passes while its one step is held: its compensation waits for the running
             // step until its own deadline, then the watchdog ends the flow needing attention
-            self[0] = h.engine(b -> b.queue("default", 2).resource(repos).watchdog(Duration.ofMillis(100))
-                    .compensationDeadlineAtLeast(Duration.ofSeconds(1))
+            self[0] = h.engine(b -> b.queue("default", 2).resource(repos).maintenance(m -> m.watchdog(Duration.ofMillis(100)))
+                    .ledger(g -> g.compensationDeadlineAtLeast(Duration.ofSeconds(1)))
                     .handle(LATE, (p, ctx) -> {
                         started.countDown();
                         flowEnded.await();

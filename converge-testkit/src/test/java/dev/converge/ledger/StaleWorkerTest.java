@@ -99,8 +99,8 @@ class StaleWorkerTest {
             Converge[] a = new Converge[1];
             // node A: its attempt stops right after the leaf answered (as if the process were SIGSTOPped);
             // a lease of hours and no beat before the clock jumps keep it from noticing on its own
-            a[0] = h.engine(b -> b.nodeId("node-a").queue("default", 1).prefetch(0).resource(repos)
-                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofHours(1))
+            a[0] = h.engine(b -> b.nodeId("node-a").queue("default", 1).queues(q -> q.prefetch(0)).resource(repos)
+                    .leases(l -> l.duration(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofHours(1)))
                     .crashPlan((point, lease) -> {
                         if (point == CrashPoint.AFTER_LEAF_ANSWER && paused.getCount() > 0) {
                             paused.countDown();
@@ -120,7 +120,7 @@ class StaleWorkerTest {
             clock.advance(Duration.ofHours(3));
             Converge[] b = new Converge[1];
             b[0] = h.engine(h.anotherStore(), x -> x.nodeId("node-b").queue("default", 1).resource(repos)
-                    .lease(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100))
+                    .leases(l -> l.duration(Duration.ofHours(2)).heartbeat(Duration.ofHours(1)).rescue(Duration.ofMillis(100)))
                     .handle(MAKE, (p, ctx) -> ctx.ledger().ensure(repos, p.key(), "s", Map.of())));
             await().atMost(Duration.ofSeconds(20)).until(() -> b[0].job(jobId).orElseThrow().state() == JobState.SUCCEEDED);
             LedgerEntry adopted = b[0].ledger().entry(repos.kind(), "site-x").orElseThrow();

@@ -76,7 +76,7 @@ class EngineEventMetricsTest {
                     ctx.ledger().ensure(type, m.key(), null, Map.of());
                 }
             };
-            self[0] = h.engine(b -> b.metrics(registry).metricsSampling(null).queue("default", 2)
+            self[0] = h.engine(b -> b.telemetry(t -> t.metrics(registry).metricsSampling(null)).queue("default", 2)
                     .resource(repos).resource(sites).resource(mailings).resource(reaped)
                     .handle(MAKE, make)
                     .handle(MAKE_ONCE, (m, ctx) -> ctx.ledger().ensure(reaped, m.key(), "orphan", Map.of()))

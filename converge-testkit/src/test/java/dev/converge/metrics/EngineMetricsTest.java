@@ -50,8 +50,8 @@ class EngineMetricsTest {
         List<Map<String, String>> mdcInside = new CopyOnWriteArrayList<>();
         List<Map<String, String>> mdcAfter = new CopyOnWriteArrayList<>();
         try (Harness h = new Harness(kind)) {
-            Converge engine = h.engine(b -> b.metrics(registry).metricsSampling(null)
-                    .retention(RetentionPolicy.defaults().succeededAfter(Duration.ZERO))
+            Converge engine = h.engine(b -> b.telemetry(t -> t.metrics(registry).metricsSampling(null))
+                    .maintenance(m -> m.retention(RetentionPolicy.defaults().succeededAfter(Duration.ZERO)))
                     .handle(OK, (n, ctx) -> mdcInside.add(MDC.getCopyOfContextMap()))
                     .handle(BAD, (n, ctx) -> {
                         throw new NonRetryableException("no " + n);

@@ -33,7 +33,7 @@ class CallerTransactionEnqueueTest {
         try (ScratchDatabase db = ScratchDatabase.create("cv_callertx");
                 Store workerStore = TestStores.postgres(db, true, EngineClock.database(), 4);
                 Store producerStore = TestStores.postgres(db, true, EngineClock.database(), 2);
-                Converge worker = Converge.builder(workerStore).poll(Duration.ofMinutes(10))
+                Converge worker = Converge.builder(workerStore).queues(q -> q.poll(Duration.ofMinutes(10)))
                         .handle(PING, (p, ctx) -> ran.put(p.n())).queue("default", 1).build().start();
                 Converge producer = Converge.builder(producerStore).declare(PING).build()) {
             Thread.sleep(500); // the worker is listening and idle

@@ -73,7 +73,7 @@ class ClusterTest {
                     opened.add(own);
                 }
                 String node = "node-" + e;
-                engines.add(Converge.builder(own).nodeId(node).poll(Duration.ofMillis(100))
+                engines.add(Converge.builder(own).nodeId(node).queues(q -> q.poll(Duration.ofMillis(100)))
                         .handle(WORK, (w, ctx) -> {
                             gate.arrive(node);
                             log.ran(ctx.jobId());

@@ -42,7 +42,7 @@ class DatabaseOutageTest {
         List<Long> ids = new ArrayList<>();
         try (ScratchDatabase db = ScratchDatabase.create("cv_outage");
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 6);
-                Converge engine = Converge.builder(store).poll(Duration.ofMillis(200))
+                Converge engine = Converge.builder(store).queues(q -> q.poll(Duration.ofMillis(200)))
                         .handle(WORK, (w, ctx) -> ran.ran(ctx.jobId())).queue("default", 4).build().start()) {
             ids.addAll(enqueue(engine, 0, 200));
             await().atMost(Duration.ofSeconds(30)).until(() -> engine.stats().succeeded() == 200);

@@ -35,7 +35,7 @@ class DefaultsUnderLoadTest {
         try (ScratchDatabase db = ScratchDatabase.create("cv_trickle");
                 Store workerStore = TestStores.postgres(db, true, EngineClock.database(), 12);
                 Store producerStore = TestStores.postgres(db, true, EngineClock.database(), 2);
-                Converge worker = Converge.builder(workerStore).poll(Duration.ofMinutes(10))
+                Converge worker = Converge.builder(workerStore).queues(q -> q.poll(Duration.ofMinutes(10)))
                         .handle(A, (w, ctx) -> {
                             if (w.n() < 0) {
                                 starts.put(System.nanoTime());

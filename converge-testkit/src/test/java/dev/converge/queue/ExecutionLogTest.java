@@ -46,8 +46,8 @@ class ExecutionLogTest {
         CountDownLatch stalled = new CountDownLatch(1);
         CountDownLatch wake = new CountDownLatch(1);
         try (Store store = TestStores.h2(true, clock);
-                Converge slow = Converge.builder(store).lease(Duration.ofSeconds(30)).heartbeat(Duration.ofSeconds(15))
-                        .rescue(Duration.ofMillis(100)).poll(Duration.ofMillis(100)).prefetch(0)
+                Converge slow = Converge.builder(store).leases(l -> l.duration(Duration.ofSeconds(30)).heartbeat(Duration.ofSeconds(15))
+                                .rescue(Duration.ofMillis(100))).queues(q -> q.poll(Duration.ofMillis(100)).prefetch(0))
                         .handle(WORK, (w, ctx) -> {
                             stalled.countDown();
                             wake.await();
@@ -55,7 +55,7 @@ class ExecutionLogTest {
                         }).queue("default", 1).build().start()) {
             long id = slow.enqueue(WORK, new Work(1)).jobId();
             assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
-            try (Converge fast = Converge.builder(store).rescue(Duration.ofMillis(100)).poll(Duration.ofMillis(100))
+            try (Converge fast = Converge.builder(store).leases(l -> l.rescue(Duration.ofMillis(100))).queues(q -> q.poll(Duration.ofMillis(100)))
                     .handle(WORK, (w, ctx) -> log.ran(ctx.jobId())).queue("default", 1).build().start()) {
                 clock.advance(Duration.ofSeconds(31));
                 await().atMost(Duration.ofSeconds(10)).until(() -> fast.stats().succeeded() == 1);

@@ -49,16 +49,17 @@ class JobAttemptsTest {
         java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
         try (Store store = TestStores.h2(true, clock);
-                Converge slow = Converge.builder(store).nodeId("stalled").lease(Duration.ofSeconds(30))
-                        .heartbeat(Duration.ofSeconds(15)).rescue(Duration.ofMillis(100)).poll(Duration.ofMillis(100))
-                        .prefetch(0).handle(FINE, (w, ctx) -> {
+                Converge slow = Converge.builder(store).nodeId("stalled").leases(l -> l.duration(Duration.ofSeconds(30))
+                                .heartbeat(Duration.ofSeconds(15)).rescue(Duration.ofMillis(100)))
+                        .queues(q -> q.poll(Duration.ofMillis(100))
+                                .prefetch(0)).handle(FINE, (w, ctx) -> {
                             stalled.countDown();
                             wake.await();
                         }).queue("default", 1).build().start()) {
             long id = slow.enqueue(FINE, new Work(1)).jobId();
             assertThat(stalled.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            try (Converge rescuer = Converge.builder(store).nodeId("rescuer").rescue(Duration.ofMillis(100))
-                    .poll(Duration.ofMillis(100)).handle(FINE, (w, ctx) -> { }).queue("default", 1).build().start()) {
+            try (Converge rescuer = Converge.builder(store).nodeId("rescuer").leases(l -> l.rescue(Duration.ofMillis(100)))
+                    .queues(q -> q.poll(Duration.ofMillis(100))).handle(FINE, (w, ctx) -> { }).queue("default", 1).build().start()) {
                 clock.advance(Duration.ofSeconds(31));
                 await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.job(id).orElseThrow().state()
                         == JobState.SUCCEEDED);
@@ -75,7 +76,7 @@ class JobAttemptsTest {
 
     private static void recordsTheAttemptsThatFailed(Store store) {
         AtomicInteger flakyRuns = new AtomicInteger();
-        try (Converge engine = Converge.builder(store).nodeId("node-a").poll(Duration.ofMillis(50))
+        try (Converge engine = Converge.builder(store).nodeId("node-a").queues(q -> q.poll(Duration.ofMillis(50)))
                 .handle(FLAKY, (w, ctx) -> {
                     if (flakyRuns.incrementAndGet() <= 2) {
                         throw new IllegalStateException("leaf said no, run " + flakyRuns.get());

@@ -37,7 +37,7 @@ class PostgresWakeupTest {
         try (ScratchDatabase db = ScratchDatabase.create("cv_wake");
                 Store workerStore = TestStores.postgres(db, true, EngineClock.database(), 4);
                 Store producerStore = TestStores.postgres(db, true, EngineClock.database(), 2);
-                Converge worker = Converge.builder(workerStore).poll(Duration.ofMinutes(10))
+                Converge worker = Converge.builder(workerStore).queues(q -> q.poll(Duration.ofMinutes(10)))
                         .handle(PING, (p, ctx) -> starts.put(System.nanoTime())).queue("default", 1).build().start();
                 Converge producer = Converge.builder(producerStore).declare(PING).build()) {
             double[] ms = new double[50];

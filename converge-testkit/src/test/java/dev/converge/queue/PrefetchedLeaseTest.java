@@ -33,8 +33,9 @@ class PrefetchedLeaseTest {
         AtomicBoolean tableLocked = new AtomicBoolean();
         List<String> ranWhileCutOff = new CopyOnWriteArrayList<>();
         try (Harness h = new Harness("postgres")) {
-            Converge node = h.engine(b -> b.queue("default", 1).prefetch(1).lease(Duration.ofSeconds(1))
-                    .heartbeat(Duration.ofMillis(250)).handle(WORK, (w, ctx) -> {
+            Converge node = h.engine(b -> b.queue("default", 1).queues(q -> q.prefetch(1))
+                    .leases(l -> l.duration(Duration.ofSeconds(1))
+                            .heartbeat(Duration.ofMillis(250))).handle(WORK, (w, ctx) -> {
                         if (w.name().equals("first")) {
                             firstStarted.countDown();
                             releaseFirst.await();

@@ -52,7 +52,7 @@ class QueueHistoryTest {
     }
 
     private static Converge node(Store store, String id, AtomicInteger flakyRuns) {
-        return Converge.builder(store).nodeId(id).poll(Duration.ofMillis(50))
+        return Converge.builder(store).nodeId(id).queues(q -> q.poll(Duration.ofMillis(50)))
                 .handle(FINE, (w, ctx) -> { })
                 .handle(FLAKY, (w, ctx) -> {
                     if (flakyRuns.incrementAndGet() % 2 == 1) {

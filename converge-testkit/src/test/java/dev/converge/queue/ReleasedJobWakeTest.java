@@ -30,7 +30,7 @@ class ReleasedJobWakeTest {
         List<Long> starts = new CopyOnWriteArrayList<>();
         CountDownLatch twice = new CountDownLatch(2);
         try (Harness h = new Harness(kind)) {
-            Converge engine = h.engine(b -> b.poll(Duration.ofSeconds(20)).queue("default", 2).handle(PING, (p, ctx) -> {
+            Converge engine = h.engine(b -> b.queues(q -> q.poll(Duration.ofSeconds(20))).queue("default", 2).handle(PING, (p, ctx) -> {
                 starts.add(System.nanoTime());
                 twice.countDown();
                 if (starts.size() == 1) {

@@ -36,7 +36,7 @@ class ShutdownDrainTest {
             for (int i = 0; i < 6; i++) {
                 ids.add(producer.enqueue(WORK, new Work(i)).jobId());
             }
-            Converge node = h.engine(b -> b.queue("default", 1).prefetch(5).shutdownGrace(Duration.ofSeconds(10))
+            Converge node = h.engine(b -> b.queue("default", 1).queues(q -> q.prefetch(5).shutdownGrace(Duration.ofSeconds(10)))
                     .handle(WORK, (w, ctx) -> {
                         started.countDown();
                         Thread.sleep(1_000);

@@ -32,7 +32,7 @@ class RecurringJobsTest {
 
     /** An engine that declares the type but works no queue, so the enqueued runs stay in the table to be counted. */
     static Converge engine(Harness h, Store on, RecurringJob<?> job) {
-        return h.engine(on, b -> b.declare(job.type()).recurring(job).recurringTick(Duration.ofHours(1)));
+        return h.engine(on, b -> b.declare(job.type()).recurring(job).maintenance(m -> m.recurringTick(Duration.ofHours(1))));
     }
 
     /** Runs enqueued per slot, read from the unique keys. */
@@ -153,7 +153,7 @@ class RecurringJobsTest {
         SettableClock clock = new SettableClock(Instant.parse("2026-03-01T10:03:00Z"));
         try (Harness h = new Harness(kind, clock)) {
             Converge engine = h.engine(b -> b.declare(REPORT).cron(REPORT, "*/5 * * * *", ZoneId.of("Europe/Madrid"))
-                    .recurringTick(Duration.ofHours(1)));
+                    .maintenance(m -> m.recurringTick(Duration.ofHours(1))));
             engine.recurring().tick();
             clock.set(Instant.parse("2026-03-01T10:05:01Z"));
             assertThat(engine.recurring().tick()).isEqualTo(1);
@@ -200,7 +200,7 @@ class RecurringJobsTest {
             List<Converge> nodes = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 Store on = i == 0 ? h.store() : h.anotherStore();
-                nodes.add(h.engine(on, b -> b.declare(REPORT).recurring(job).recurringTick(Duration.ofMillis(20))));
+                nodes.add(h.engine(on, b -> b.declare(REPORT).recurring(job).maintenance(m -> m.recurringTick(Duration.ofMillis(20)))));
             }
             ExecutorService pool = Executors.newFixedThreadPool(3);
             try {

@@ -28,7 +28,7 @@ class RecurringOnPreviousSchemaTest {
                     .table(Store.SCHEMA_HISTORY_TABLE).target("13").load().migrate();
             try (Converge engine = Converge.builder(store).declare(REPORT)
                     .recurring(RecurringJob.of(REPORT, Schedule.every(Duration.ofMinutes(1))))
-                    .recurringTick(Duration.ofHours(1)).build()) {
+                    .maintenance(m -> m.recurringTick(Duration.ofHours(1))).build()) {
                 assertThat(engine.recurring().tick()).isZero();
                 RecurringView v = engine.recurring().view("rec.previous").orElseThrow();
                 assertThat(v.lastSlot()).isNotNull();

@@ -31,8 +31,9 @@ class RetentionTest {
         try (Store store = Store.open(dev.converge.store.StoreConfig.newBuilder()
                 .url("jdbc:h2:mem:retention-page;DB_CLOSE_DELAY=-1").build())) {
             Converge engine = Converge.builder(store)
-                    .retention(RetentionPolicy.defaults().failedAfter(Duration.ofDays(30)).flowsAfter(Duration.ofDays(90)))
-                    // or .noRetention() to keep everything
+                    .maintenance(m -> m.retention(RetentionPolicy.defaults()
+                            .failedAfter(Duration.ofDays(30)).flowsAfter(Duration.ofDays(90))))
+                    // or .maintenance(m -> m.noRetention()) to keep everything
                     .build();
             RetentionPolicy policy = engine.retention().orElseThrow().policy();
             assertThat(policy.ageOf("failed")).isEqualTo(Duration.ofDays(30));
@@ -254,8 +255,8 @@ class RetentionTest {
         try (Harness h = new Harness(kind)) {
             Converge engine = h.engine(b -> b.handle(TICK, (n, ctx) -> { })
                     .queue("default", 4)
-                    .retention(RetentionPolicy.defaults().succeededAfter(Duration.ofMillis(300))
-                            .every(Duration.ofMillis(200)).batchSize(200)));
+                    .maintenance(m -> m.retention(RetentionPolicy.defaults().succeededAfter(Duration.ofMillis(300))
+                            .every(Duration.ofMillis(200)).batchSize(200))));
             int perSecond = 300;
             int seconds = 8;
             List<Long> sizes = new ArrayList<>();

@@ -42,7 +42,7 @@ class MigrationUnderLoadTest {
 
             AtomicInteger ran = new AtomicInteger();
             try (Converge node = Converge.builder(store).nodeId("previous-schema").queue("default", 4)
-                    .poll(Duration.ofMillis(50)).heartbeat(Duration.ofMillis(300))
+                    .queues(q -> q.poll(Duration.ofMillis(50))).leases(l -> l.heartbeat(Duration.ofMillis(300)))
                     .handle(WORK, (w, ctx) -> {
                         if (w.n() % 10 == 0 && ctx.attempt() == 1) {
                             throw new IllegalStateException("first attempt of " + w.n() + " fails");

@@ -50,7 +50,7 @@ public final class WorkerProcess {
     }
 
     private static void work(Store store, String node, Duration lease) throws Exception {
-        try (Converge engine = Converge.builder(store).nodeId(node).lease(lease).poll(Duration.ofMillis(200))
+        try (Converge engine = Converge.builder(store).nodeId(node).leases(l -> l.duration(lease)).queues(q -> q.poll(Duration.ofMillis(200)))
                 .handle(STEP, (s, ctx) -> {
                     say("STARTED " + ctx.jobId() + " epoch=" + ctx.lease().epoch() + " attempt=" + ctx.attempt());
                     if (s.hangOnFirstAttempt() && ctx.attempt() == 1) {

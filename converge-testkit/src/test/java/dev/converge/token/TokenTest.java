@@ -133,8 +133,8 @@ class TokenTest {
         };
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
-                    .rescue(Duration.ofMillis(100))
+            self[0] = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                            .rescue(Duration.ofMillis(100)))
                     .crashPlan((point, lease) -> {
                         if (point == dev.converge.crash.CrashPoint.AFTER_TOKEN_USE) {
                             throw new dev.converge.crash.SimulatedCrash(point);
@@ -185,8 +185,8 @@ class TokenTest {
             TokenOperation<String> op) {
         java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
         Converge[] self = new Converge[1];
-        self[0] = h.engine(b -> b.queue("default", 2).lease(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
-                .rescue(Duration.ofMillis(100))
+        self[0] = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
+                        .rescue(Duration.ofMillis(100)))
                 .crashPlan((point, lease) -> {
                     if (point == dev.converge.crash.CrashPoint.AFTER_TOKEN_USE && crashed.compareAndSet(false, true)) {
                         throw new dev.converge.crash.SimulatedCrash(point);

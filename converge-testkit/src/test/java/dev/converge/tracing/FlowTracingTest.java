@@ -61,7 +61,7 @@ class FlowTracingTest {
         CountingLeaf repos = CountingLeaf.uniqueByKey("ft.repo");
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
-            self[0] = h.engine(b -> b.tracing(otel).queue("default", 2).resource(repos)
+            self[0] = h.engine(b -> b.telemetry(t -> t.tracing(otel)).queue("default", 2).resource(repos)
                     .handle(REPO, (m, ctx) -> ctx.ledger().ensure(repos, m.key(), null, Map.of()))
                     .handle(NOTIFY, (p, ctx) -> ctx.ledger().call(LeafCall.of("ft.notify",
                             RepetitionSafety.NATURALLY_IDEMPOTENT, key -> "sent")))

@@ -45,7 +45,7 @@ class JobTracingTest {
         Tracer app = otel.getTracer("app");
         Map<String, String> mdcTraceIds = new ConcurrentHashMap<>();
         try (Harness h = new Harness(kind)) {
-            Converge engine = h.engine(b -> b.tracing(otel).queue("default", 2)
+            Converge engine = h.engine(b -> b.telemetry(t -> t.tracing(otel)).queue("default", 2)
                     .handle(FIRST, (p, ctx) -> {
                         mdcTraceIds.put("first", String.valueOf(MDC.get("trace_id")));
                         Span leaf = app.spanBuilder("leaf call").startSpan();

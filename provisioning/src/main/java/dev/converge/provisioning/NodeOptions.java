@@ -56,9 +56,9 @@ public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, S
      * and, with maintenance, the watchdog and the reaper.
      */
     void applyDefaults(Converge.Builder b) {
-        b.lease(LEASE).poll(POLL);
+        b.leases(l -> l.duration(LEASE)).queues(q -> q.poll(POLL));
         if (maintenance) {
-            b.watchdog(MAINTENANCE_EVERY).reaper(MAINTENANCE_EVERY, REAP_AFTER);
+            b.maintenance(m -> m.watchdog(MAINTENANCE_EVERY)).ledger(g -> g.reaper(MAINTENANCE_EVERY, REAP_AFTER));
         }
     }
 

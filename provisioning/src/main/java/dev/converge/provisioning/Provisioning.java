@@ -57,10 +57,10 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         SiteSteps steps = new SiteSteps(store, siteStore, leads, events, resources, config, receipts, this::admitQueued)
                 .replacedBy(node.stepHandlers());
         // the engine's own meters (queue depth, job outcomes and times, flows, ledger, retention) on /metrics
-        Converge.Builder b = Converge.builder(store).metrics(meters).installation(config.tags().installation());
+        Converge.Builder b = Converge.builder(store).telemetry(t -> t.metrics(meters)).ledger(g -> g.installation(config.tags().installation()));
         node.applyDefaults(b);
         // spans of deliveries, ensure() and leaf calls, when OTEL_* asks for traces (or an embedder set one)
-        dev.converge.provisioning.trace.ServiceTracing.openTelemetry().ifPresent(b::tracing);
+        dev.converge.provisioning.trace.ServiceTracing.openTelemetry().ifPresent(otel -> b.telemetry(t -> t.tracing(otel)));
         if (node.concurrency() > 0) {
             b.queue("default", node.concurrency());
         }

@@ -47,7 +47,7 @@ class ExpiredPurgeTest {
         Approval expiring = new Approvals(store, Duration.ofMillis(1)).mint(1, 10, ApprovalAction.DELETE_SITE);
         Approval valid = new Approvals(store).mint(1, 10, ApprovalAction.DELETE_SITE);
 
-        try (Converge engine = Converge.builder(store).queue("default", 1).poll(Duration.ofMillis(100))
+        try (Converge engine = Converge.builder(store).queue("default", 1).queues(q -> q.poll(Duration.ofMillis(100)))
                 .handle(ExpiredPurge.TYPE, new ExpiredPurge(store)::run)
                 .recurring(ExpiredPurge.recurring(Duration.ofSeconds(1))).build().start()) {
             RecurringView view = engine.recurring().view(ExpiredPurge.NAME).orElseThrow();

@@ -70,8 +70,8 @@ public final class ProvisioningFixture implements AutoCloseable {
         SiteJobs fast = new SiteJobs(RetryPolicy.attempts(6).backoff(Duration.ofMillis(50)).cappedAt(Duration.ofMillis(400)),
                 Duration.ofSeconds(20));
         NodeOptions node = NodeOptions.defaults().withConcurrency(8).withJobs(fast)
-                .withEngine(b -> b.lease(Duration.ofSeconds(5)).poll(Duration.ofMillis(100))
-                        .watchdog(Duration.ofMillis(500)).reaper(Duration.ofMillis(500), Duration.ofSeconds(30)))
+                .withEngine(b -> b.leases(l -> l.duration(Duration.ofSeconds(5))).queues(q -> q.poll(Duration.ofMillis(100)))
+                        .maintenance(m -> m.watchdog(Duration.ofMillis(500))).ledger(g -> g.reaper(Duration.ofMillis(500), Duration.ofSeconds(30))))
                 .withPurgeEvery(purgeEvery);
         this.service = Provisioning.start(store, config, node, model);
     }

@@ -13,10 +13,10 @@ final class EngineShape {
                 .handle(NoopJob.TYPE, (p, ctx) -> { })
                 .queue(NoopJob.QUEUE, o.workers());
         if (o.prefetch() >= 0) {
-            b.prefetch(o.prefetch());
+            b.queues(q -> q.prefetch(o.prefetch()));
         }
         if (o.fetchLimit() > 0) {
-            b.fetchLimit(o.fetchLimit());
+            b.queues(q -> q.fetchLimit(o.fetchLimit()));
         }
         return b;
     }

@@ -65,8 +65,8 @@ public final class Demo {
             SiteJobs jobs = new SiteJobs(RetryPolicy.attempts(12).backoff(Duration.ofMillis(100)).cappedAt(Duration.ofSeconds(2)),
                     Duration.ofSeconds(15));
             NodeOptions node = NodeOptions.defaults().withConcurrency(12).withJobs(jobs)
-                    .withEngine(b -> b.crashPlan(crashes).lease(Duration.ofMillis(1500)).poll(Duration.ofMillis(50))
-                            .watchdog(Duration.ofSeconds(1)).reaper(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+                    .withEngine(b -> b.crashPlan(crashes).leases(l -> l.duration(Duration.ofMillis(1500))).queues(q -> q.poll(Duration.ofMillis(50)))
+                            .maintenance(m -> m.watchdog(Duration.ofSeconds(1))).ledger(g -> g.reaper(Duration.ofSeconds(1), Duration.ofSeconds(5))));
             var chat = dev.converge.provisioning.assistant.ModelSettings.of(model.baseUrl(), "scripted-demo")
                     .withKey(null).withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(30));
             try (Provisioning service = Provisioning.start(store, config, node, chat);

@@ -55,7 +55,7 @@ public interface BadInputContract extends HasFixture {
     @Test
     default void aStoredJobOfATypeNoNodeHandlesWaitsOutTheGraceThenFailsWithThatError() {
         Converge engine = fixture().engine(b -> b.handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1)
-                .unhandledGrace(Duration.ofMinutes(10)));
+                .queues(q -> q.unhandledGrace(Duration.ofMinutes(10))));
         long id = insertRaw("contract.retired-type", "{\"n\":1}");
         // a job the node handles, enqueued after it, runs: the node fetched past the unknown one
         fixture().awaitState(engine.enqueue(ContractJobs.STEP, new Step(2)).jobId(), JobState.SUCCEEDED);

@@ -38,7 +38,7 @@ public interface ClusterContract extends HasFixture {
         for (int e = 0; e < ENGINES; e++) {
             String node = "cluster-" + e;
             engines.add(fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId(node)
-                    .poll(Duration.ofMillis(50)).handle(ContractJobs.STEP, (s, ctx) -> {
+                    .queues(q -> q.poll(Duration.ofMillis(50))).handle(ContractJobs.STEP, (s, ctx) -> {
                         gate.arrive(node);
                         log.ran(ctx.jobId());
                     }).queue("default", 4)));

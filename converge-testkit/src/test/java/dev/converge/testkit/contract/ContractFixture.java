@@ -74,8 +74,8 @@ public final class ContractFixture implements AutoCloseable {
     }
 
     public Converge.Builder builder(Store on) {
-        return Converge.builder(on).lease(LEASE).heartbeat(Duration.ofSeconds(10)).poll(Duration.ofMillis(100))
-                .rescue(Duration.ofMillis(100)).shutdownGrace(Duration.ofSeconds(5));
+        return Converge.builder(on).leases(l -> l.duration(LEASE).heartbeat(Duration.ofSeconds(10))
+                        .rescue(Duration.ofMillis(100))).queues(q -> q.poll(Duration.ofMillis(100)).shutdownGrace(Duration.ofSeconds(5)));
     }
 
     /** Builds an engine, closed after the test; started unless the caller says otherwise. */

@@ -76,7 +76,7 @@ public interface EnqueueContract extends HasFixture {
 
         Converge worker = fixture().engine(b -> b.handle(ContractJobs.STEP,
                 (s, ctx) -> runs.computeIfAbsent(s.n(), k -> new AtomicInteger()).incrementAndGet())
-                .queue("default", 8).prefetch(100));
+                .queue("default", 8).queues(q -> q.prefetch(100)));
         await().until(() -> worker.stats().succeeded() == n);
         assertThat(runs).hasSize(n);
         assertThat(runs.values()).allMatch(c -> c.get() == 1);

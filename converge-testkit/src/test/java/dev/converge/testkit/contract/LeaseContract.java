@@ -116,7 +116,7 @@ public interface LeaseContract extends HasFixture {
         CountDownLatch wake = new CountDownLatch(1);
         List<String> runs = new CopyOnWriteArrayList<>();
         // A: one thread, nothing prefetched, no heartbeat within the test: it holds the job and goes quiet
-        Converge a = fixture().engine(b -> b.heartbeat(Duration.ofSeconds(15)).prefetch(0)
+        Converge a = fixture().engine(b -> b.leases(l -> l.heartbeat(Duration.ofSeconds(15))).queues(q -> q.prefetch(0))
                 .handle(ContractJobs.STEP, (s, ctx) -> {
                     runs.add("a@" + ctx.lease().epoch());
                     stalled.countDown();
@@ -144,7 +144,7 @@ public interface LeaseContract extends HasFixture {
     default void heartbeatsKeepALongJobsLeaseAlive() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        Converge engine = fixture().engine(b -> b.heartbeat(Duration.ofMillis(50))
+        Converge engine = fixture().engine(b -> b.leases(l -> l.heartbeat(Duration.ofMillis(50)))
                 .handle(ContractJobs.STEP, (s, ctx) -> {
                     started.countDown();
                     finish.await();
@@ -170,7 +170,7 @@ public interface LeaseContract extends HasFixture {
         CountDownLatch stopped = new CountDownLatch(1);
         CountDownLatch thiefHolds = new CountDownLatch(1);
         List<String> seen = new CopyOnWriteArrayList<>();
-        Converge engine = fixture().engine(b -> b.heartbeat(Duration.ofMillis(50)).prefetch(0)
+        Converge engine = fixture().engine(b -> b.leases(l -> l.heartbeat(Duration.ofMillis(50))).queues(q -> q.prefetch(0))
                 .handle(ContractJobs.STEP, (s, ctx) -> {
                     started.countDown();
                     try {
@@ -220,7 +220,7 @@ public interface LeaseContract extends HasFixture {
                 Job.of(ContractJobs.STEP, new Step(1)), Job.of(ContractJobs.STEP, new Step(2)),
                 Job.of(ContractJobs.STEP, new Step(3))));
         // a grace longer than the waits below: the running job must finish, not be interrupted
-        Converge engine = fixture().engine(b -> b.prefetch(2).shutdownGrace(Duration.ofSeconds(60))
+        Converge engine = fixture().engine(b -> b.queues(q -> q.prefetch(2).shutdownGrace(Duration.ofSeconds(60)))
                 .handle(ContractJobs.STEP, (s, ctx) -> {
             running.set(ctx.jobId());
             started.countDown();
@@ -245,7 +245,7 @@ public interface LeaseContract extends HasFixture {
     @Test
     default void shutdownInterruptsAHandlerPastTheGraceAndGivesItsJobBack() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
-        Converge engine = fixture().engine(b -> b.shutdownGrace(Duration.ofMillis(200)).handle(ContractJobs.STEP, (s, ctx) -> {
+        Converge engine = fixture().engine(b -> b.queues(q -> q.shutdownGrace(Duration.ofMillis(200))).handle(ContractJobs.STEP, (s, ctx) -> {
             started.countDown();
             Thread.sleep(Duration.ofMinutes(5).toMillis());
         }).queue("default", 1));

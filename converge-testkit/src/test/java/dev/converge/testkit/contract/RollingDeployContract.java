@@ -38,9 +38,9 @@ public interface RollingDeployContract extends HasFixture {
         }
         fixture().producer(b -> b.declare(ContractJobs.STEP).declare(NEXT)).enqueueAll(jobs);
         Converge previous = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous")
-                .poll(Duration.ofMillis(20)).handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 4));
+                .queues(q -> q.poll(Duration.ofMillis(20))).handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 4));
         Converge next = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next")
-                .poll(Duration.ofMillis(20)).handle(ContractJobs.STEP, (s, ctx) -> { }).handle(NEXT, (s, ctx) -> { })
+                .queues(q -> q.poll(Duration.ofMillis(20))).handle(ContractJobs.STEP, (s, ctx) -> { }).handle(NEXT, (s, ctx) -> { })
                 .queue("default", 4));
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             Map<JobState, Long> counts = counts();
@@ -57,7 +57,7 @@ public interface RollingDeployContract extends HasFixture {
     default void aJobNoRunningNodeHandlesWaitsUntilOneDoes() {
         Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP).declare(NEXT));
         long waiting = producer.enqueue(NEXT, new Step(1)).jobId();
-        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous").poll(Duration.ofMillis(20))
+        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous").queues(q -> q.poll(Duration.ofMillis(20)))
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
         // a job of a type the node handles, enqueued after the waiting one, runs: the node has fetched past it
         long later = producer.enqueue(ContractJobs.STEP, new Step(2)).jobId();
@@ -66,7 +66,7 @@ public interface RollingDeployContract extends HasFixture {
         assertThat(row.state()).isEqualTo(JobState.AVAILABLE);
         assertThat(row.attempt()).as("no attempt spent on a node without its handler").isZero();
 
-        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").poll(Duration.ofMillis(20))
+        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").queues(q -> q.poll(Duration.ofMillis(20)))
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).handle(NEXT, (s, ctx) -> { }).queue("default", 1));
         row = fixture().awaitState(waiting, JobState.SUCCEEDED);
         assertThat(row.attempt()).isEqualTo(1);
@@ -96,7 +96,7 @@ public interface RollingDeployContract extends HasFixture {
 
     @Test
     default void aNodeKilledWithoutStoppingIsListedNotLiveThenForgotten() {
-        Converge node = fixture().engine(b -> b.nodeId("survivor").heartbeat(Duration.ofMillis(100))
+        Converge node = fixture().engine(b -> b.nodeId("survivor").leases(l -> l.heartbeat(Duration.ofMillis(100)))
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
         // a node that was killed: its row stays as it last wrote it
         fixture().sql("INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) VALUES "
@@ -115,7 +115,7 @@ public interface RollingDeployContract extends HasFixture {
         CountDownLatch release = new CountDownLatch(1);
         Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP).declare(NEXT));
         // the only node with NEXT's handler is busy with one job at a time, and prefetches none
-        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").poll(Duration.ofMillis(20)).prefetch(0)
+        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("next").queues(q -> q.poll(Duration.ofMillis(20)).prefetch(0))
                 .handle(ContractJobs.STEP, (s, ctx) -> {
                     busy.countDown();
                     release.await();
@@ -124,7 +124,7 @@ public interface RollingDeployContract extends HasFixture {
         assertThat(busy.await(20, TimeUnit.SECONDS)).isTrue();
         long waiting = producer.enqueue(NEXT, new Step(1)).jobId();
         Converge previous = fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous")
-                .poll(Duration.ofMillis(20)).unhandledGrace(Duration.ofSeconds(20))
+                .queues(q -> q.poll(Duration.ofMillis(20)).unhandledGrace(Duration.ofSeconds(20)))
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
         fixture().clock().advance(Duration.ofSeconds(25)); // past the grace, within the busy job's lease
         long later = producer.enqueue(ContractJobs.STEP, new Step(2)).jobId();

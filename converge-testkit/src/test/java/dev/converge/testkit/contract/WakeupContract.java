@@ -14,7 +14,7 @@ public interface WakeupContract extends HasFixture {
 
     @Test
     default void anIdleWorkerStartsANewJobAtOnceWithoutWaitingForItsPoll() {
-        Converge engine = fixture().engine(b -> b.poll(Duration.ofMinutes(10))
+        Converge engine = fixture().engine(b -> b.queues(q -> q.poll(Duration.ofMinutes(10)))
                 .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 2));
         for (int i = 0; i < 5; i++) {
             long started = System.nanoTime();
@@ -26,7 +26,7 @@ public interface WakeupContract extends HasFixture {
 
     @Test
     default void aJobNobodyAnnouncedIsFoundByPolling() {
-        fixture().engine(b -> b.poll(Duration.ofMillis(200)).handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
+        fixture().engine(b -> b.queues(q -> q.poll(Duration.ofMillis(200))).handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
         // written straight to the table: no in-process signal, no notification
         long id = fixture().store().withConnection(c -> fixture().jobs().insert(c,
                 NewJob.simple("default", ContractJobs.STEP.name(), "{\"n\":1}", 3), fixture().clock().sqlNow()).id());

@@ -80,13 +80,13 @@ public final class NodeFlags {
 
     /** The engine settings given as flags, over the service's defaults. */
     private void engine(Converge.Builder b) {
-        b.lease(lease);
+        b.leases(l -> l.duration(lease));
         if (poll != null) {
-            b.poll(poll);
+            b.queues(q -> q.poll(poll));
         }
         if (!noMaintenance && (maintenanceEvery != null || reapAfter != null)) {
             Duration every = maintenanceEvery != null ? maintenanceEvery : NodeOptions.MAINTENANCE_EVERY;
-            b.watchdog(every).reaper(every, reapAfter != null ? reapAfter : NodeOptions.REAP_AFTER);
+            b.maintenance(m -> m.watchdog(every)).ledger(g -> g.reaper(every, reapAfter != null ? reapAfter : NodeOptions.REAP_AFTER));
         }
         if (nodeId != null) {
             b.nodeId(nodeId);

@@ -67,8 +67,8 @@ class IrreversibleLastTest {
             }
         };
         NodeOptions node = NodeOptions.defaults().withConcurrency(1).withJobs(fast)
-                .withEngine(b -> b.crashPlan(plan).lease(Duration.ofSeconds(5)).poll(Duration.ofMillis(50))
-                        .watchdog(Duration.ofMillis(500)).reaper(Duration.ofMillis(500), Duration.ofSeconds(30)));
+                .withEngine(b -> b.crashPlan(plan).leases(l -> l.duration(Duration.ofSeconds(5))).queues(q -> q.poll(Duration.ofMillis(50)))
+                        .maintenance(m -> m.watchdog(Duration.ofMillis(500))).ledger(g -> g.reaper(Duration.ofMillis(500), Duration.ofSeconds(30))));
         service = Provisioning.start(store, config, node);
     }
 
