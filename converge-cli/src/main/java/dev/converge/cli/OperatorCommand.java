@@ -1,17 +1,11 @@
 package dev.converge.cli;
 
-import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.access.Credentials;
-import dev.converge.provisioning.options.DatabaseOptions;
 import dev.converge.provisioning.options.DurationConverter;
 import dev.converge.store.Store;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code converge operator token create|list|revoke}: the operator credential, which belongs to no
@@ -20,7 +14,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "operator", mixinStandardHelpOptions = true, description = "Manage the operators' tokens.",
         subcommands = {OperatorCommand.Token.class})
 public final class OperatorCommand {
-
     @Command(name = "token", mixinStandardHelpOptions = true, description = "Operator tokens.",
             subcommands = {Create.class, ListTokens.class, Revoke.class})
     static final class Token {
@@ -28,10 +21,7 @@ public final class OperatorCommand {
 
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = "Issue an operator token and print it once (metrics, orphans; no tenant's data).")
-    static final class Create implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class Create extends StoreCommand {
         @Option(names = "--expires-in", converter = DurationConverter.class,
                 description = "Lifetime of the token (e.g. 12h, 30d); none if unset.")
         Duration expiresIn;
@@ -39,61 +29,37 @@ public final class OperatorCommand {
         @Option(names = "--label", description = "What the token is for.")
         String label;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                return TenantCommand.printIssued(spec, new Credentials(store).issueOperator(expiresIn, label));
-            }
+        int run(Store store) {
+            return TenantCommand.printIssued(spec, new Credentials(store).issueOperator(expiresIn, label));
         }
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List the operator tokens.")
-    static final class ListTokens implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
-        @Spec
-        CommandSpec spec;
-
+    static final class ListTokens extends StoreCommand {
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                TenantCommand.printList(spec, new Credentials(store).list(null));
-                return 0;
-            }
+        int run(Store store) {
+            TenantCommand.printList(spec, new Credentials(store).list(null));
+            return 0;
         }
     }
 
     @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke an operator token.")
-    static final class Revoke implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class Revoke extends StoreCommand {
         @Option(names = "--id", required = true, description = "The token's id, tok_... (from 'operator token list').")
         String tokenId;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                Credentials credentials = new Credentials(store);
-                java.util.Optional<Long> id = TenantCommand.idOf(spec, credentials, tokenId);
-                if (id.isEmpty() || !credentials.revoke(id.get(), null)) {
-                    spec.commandLine().getErr().println("there is no live operator token " + tokenId);
-                    return 1;
-                }
-                spec.commandLine().getOut().println("token " + tokenId + " revoked");
-                spec.commandLine().getOut().flush();
-                return 0;
+        int run(Store store) {
+            Credentials credentials = new Credentials(store);
+            java.util.Optional<Long> id = TenantCommand.idOf(spec, credentials, tokenId);
+            if (id.isEmpty() || !credentials.revoke(id.get(), null)) {
+                spec.commandLine().getErr().println("there is no live operator token " + tokenId);
+                return 1;
             }
+            spec.commandLine().getOut().println("token " + tokenId + " revoked");
+            spec.commandLine().getOut().flush();
+            return 0;
         }
     }
 }

@@ -1,22 +1,17 @@
 package dev.converge.cli;
 
-import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.access.Credentials;
 import dev.converge.provisioning.access.Scope;
-import dev.converge.provisioning.options.DatabaseOptions;
 import dev.converge.provisioning.options.DurationConverter;
 import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code converge tenant create NAME} (a tenant and its service token, printed once),
@@ -26,34 +21,24 @@ import picocli.CommandLine.Spec;
 @Command(name = "tenant", mixinStandardHelpOptions = true, description = "Manage tenants and their tokens.",
         subcommands = {TenantCommand.Create.class, TenantCommand.Token.class, TenantLimitsCommand.class})
 public final class TenantCommand {
-
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = "Create a tenant and print its service token (the HTTP API, for the tenant's backend). The "
                     + "token is shown this once and stored only hashed; add agent and approver tokens with "
                     + "'tenant token create'.")
-    static final class Create implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class Create extends StoreCommand {
         @Parameters(index = "0", description = "The tenant's name.")
         String name;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                Tenants.Created created = new Tenants(store).create(name);
-                PrintWriter out = spec.commandLine().getOut();
-                out.println("tenant " + created.tenant().id() + " (" + created.tenant().name() + ")");
-                out.println("token  " + created.token());
-                out.flush();
-                spec.commandLine().getErr().println("Keep the token: it is shown only now. It has scope service: "
-                        + "use it as 'Authorization: Bearer <token>' from your backend, never give it to an agent.");
-                return 0;
-            }
+        int run(Store store) {
+            Tenants.Created created = new Tenants(store).create(name);
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("tenant " + created.tenant().id() + " (" + created.tenant().name() + ")");
+            out.println("token  " + created.token());
+            out.flush();
+            spec.commandLine().getErr().println("Keep the token: it is shown only now. It has scope service: "
+                    + "use it as 'Authorization: Bearer <token>' from your backend, never give it to an agent.");
+            return 0;
         }
     }
 
@@ -66,10 +51,7 @@ public final class TenantCommand {
             description = "Issue a token of one scope for a tenant and print it once: agent (MCP tools and reads; give "
                     + "it to an AI agent), service (the HTTP API), approver (a person who approves deletions and "
                     + "welcome emails).")
-    static final class TokenCreate implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class TokenCreate extends StoreCommand {
         @Option(names = "--tenant", required = true, description = "The tenant's id.")
         long tenantId;
 
@@ -83,21 +65,14 @@ public final class TenantCommand {
         @Option(names = "--label", description = "What the token is for (shown by 'tenant token list').")
         String label;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
+        int run(Store store) {
             Scope s = Scope.parse(scope);
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                Tenants tenants = new Tenants(store);
-                if (tenants.get(tenantId).isEmpty()) {
-                    throw new IllegalArgumentException("there is no tenant " + tenantId);
-                }
-                Credentials.Issued issued = tenants.credentials().issue(tenantId, s, expiresIn, label);
-                return printIssued(spec, issued);
+            Tenants tenants = new Tenants(store);
+            if (tenants.get(tenantId).isEmpty()) {
+                throw new IllegalArgumentException("there is no tenant " + tenantId);
             }
+            return printIssued(spec, tenants.credentials().issue(tenantId, s, expiresIn, label));
         }
     }
 
@@ -112,23 +87,14 @@ public final class TenantCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List a tenant's tokens (never their secrets).")
-    static final class TokenList implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class TokenList extends StoreCommand {
         @Option(names = "--tenant", required = true, description = "The tenant's id.")
         long tenantId;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                printList(spec, new Credentials(store).list(tenantId));
-                return 0;
-            }
+        int run(Store store) {
+            printList(spec, new Credentials(store).list(tenantId));
+            return 0;
         }
     }
 
@@ -154,33 +120,24 @@ public final class TenantCommand {
     @Command(name = "revoke", mixinStandardHelpOptions = true,
             description = "Revoke one of a tenant's tokens: refused from then on (by running servers within "
                     + "a few seconds).")
-    static final class TokenRevoke implements Callable<Integer> {
-        @Mixin
-        DatabaseOptions database = new DatabaseOptions();
-
+    static final class TokenRevoke extends StoreCommand {
         @Option(names = "--tenant", required = true, description = "The tenant's id.")
         long tenantId;
 
         @Option(names = "--id", required = true, description = "The token's id, tok_... (from 'tenant token list').")
         String tokenId;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            try (Store store = database.open()) {
-                Provisioning.migrate(store);
-                Credentials credentials = new Credentials(store);
-                Optional<Long> id = idOf(spec, credentials, tokenId);
-                if (id.isEmpty() || !credentials.revoke(id.get(), tenantId)) {
-                    spec.commandLine().getErr().println("tenant " + tenantId + " has no live token " + tokenId);
-                    return 1;
-                }
-                spec.commandLine().getOut().println("token " + tokenId + " revoked");
-                spec.commandLine().getOut().flush();
-                return 0;
+        int run(Store store) {
+            Credentials credentials = new Credentials(store);
+            Optional<Long> id = idOf(spec, credentials, tokenId);
+            if (id.isEmpty() || !credentials.revoke(id.get(), tenantId)) {
+                spec.commandLine().getErr().println("tenant " + tenantId + " has no live token " + tokenId);
+                return 1;
             }
+            spec.commandLine().getOut().println("token " + tokenId + " revoked");
+            spec.commandLine().getOut().flush();
+            return 0;
         }
     }
 }

@@ -1,26 +1,17 @@
 package dev.converge.cli;
 
-import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.limits.Limits;
 import dev.converge.provisioning.limits.TenantLimits;
-import dev.converge.provisioning.options.DatabaseOptions;
 import dev.converge.store.Store;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code converge tenant update ID --max-sites N ...}: a tenant's quotas and write rate (servers see it within 30 s). */
 @Command(name = "update", mixinStandardHelpOptions = true,
         description = "Set a tenant's limits; running servers apply them within 30 seconds. Defaults: "
                 + "sites 1000, leads 10000, open approvals 20, 3000 writes a minute.")
-final class TenantLimitsCommand implements Callable<Integer> {
-    @Mixin
-    DatabaseOptions database = new DatabaseOptions();
-
+final class TenantLimitsCommand extends StoreCommand {
     @Parameters(index = "0", description = "The tenant's id.")
     long tenantId;
 
@@ -36,23 +27,17 @@ final class TenantLimitsCommand implements Callable<Integer> {
     @Option(names = "--writes-per-minute", description = "Writes (POST, DELETE, MCP calls) a minute, per API node.")
     Integer writesPerMinute;
 
-    @Spec
-    CommandSpec spec;
-
     @Override
-    public Integer call() {
-        try (Store store = database.open()) {
-            Provisioning.migrate(store);
-            Limits limits = new Limits(store);
-            if (!limits.update(tenantId, maxSites, maxLeads, maxOpenApprovals, writesPerMinute)) {
-                throw new IllegalArgumentException("there is no tenant " + tenantId);
-            }
-            TenantLimits now = limits.of(tenantId);
-            spec.commandLine().getOut().println("tenant " + tenantId + ": sites " + now.maxSites() + ", leads "
-                    + now.maxLeads() + ", open approvals " + now.maxOpenApprovals() + ", writes a minute "
-                    + now.writesPerMinute());
-            spec.commandLine().getOut().flush();
-            return 0;
+    int run(Store store) {
+        Limits limits = new Limits(store);
+        if (!limits.update(tenantId, maxSites, maxLeads, maxOpenApprovals, writesPerMinute)) {
+            throw new IllegalArgumentException("there is no tenant " + tenantId);
         }
+        TenantLimits now = limits.of(tenantId);
+        spec.commandLine().getOut().println("tenant " + tenantId + ": sites " + now.maxSites() + ", leads "
+                + now.maxLeads() + ", open approvals " + now.maxOpenApprovals() + ", writes a minute "
+                + now.writesPerMinute());
+        spec.commandLine().getOut().flush();
+        return 0;
     }
 }

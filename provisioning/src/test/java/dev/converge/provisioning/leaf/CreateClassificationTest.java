@@ -10,10 +10,8 @@ import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,22 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * it instead of creating again.
  */
 class CreateClassificationTest {
-    static SimulatedLeaves leaves;
-
-    @BeforeAll
-    static void start() {
-        leaves = new SimulatedLeaves();
-    }
-
-    @AfterAll
-    static void stop() {
-        leaves.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        leaves.sim.faults().clear();
-    }
+    @RegisterExtension
+    static final SimulatedLeaves leaves = new SimulatedLeaves();
 
     @ParameterizedTest
     @ValueSource(strings = {LeafSim.GITHOST, LeafSim.HOSTING, LeafSim.LICENSE})

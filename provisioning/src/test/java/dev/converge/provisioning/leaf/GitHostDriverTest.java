@@ -6,22 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.converge.ledger.LeafResource;
 import dev.converge.ledger.ResourceExists;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class GitHostDriverTest {
-    static SimulatedLeaves leaves;
-
-    @BeforeAll
-    static void start() {
-        leaves = new SimulatedLeaves();
-    }
-
-    @AfterAll
-    static void stop() {
-        leaves.close();
-    }
+    @RegisterExtension
+    static final SimulatedLeaves leaves = new SimulatedLeaves();
 
     @Test
     void createReturnsTheFullNameAsLeafIdAndTheDescriptionAsTag() {

@@ -16,10 +16,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The simulated leaves answer in the providers' shapes: every field of a sample (samples/) is in
@@ -27,25 +25,11 @@ import org.junit.jupiter.api.Test;
  * anything), and the headers the drivers read (Link, Retry-After) are there when the sample has them.
  */
 class LeafSimSampleShapeTest {
-    static SimulatedLeaves leaves;
+    @RegisterExtension
+    static final SimulatedLeaves leaves = new SimulatedLeaves();
     static final HttpClient CLIENT = HttpClient.newHttpClient();
 
     record Answer(int status, java.net.http.HttpHeaders headers, JsonNode body) {
-    }
-
-    @BeforeAll
-    static void start() {
-        leaves = new SimulatedLeaves();
-    }
-
-    @AfterAll
-    static void stop() {
-        leaves.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        leaves.sim.faults().clear();
     }
 
     private static Answer call(String leaf, String token, String method, String pathAndQuery, String body) {

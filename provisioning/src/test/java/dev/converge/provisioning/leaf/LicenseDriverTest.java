@@ -10,28 +10,12 @@ import dev.converge.ledger.AmbiguousOutcome;
 import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class LicenseDriverTest {
-    static SimulatedLeaves leaves;
-
-    @BeforeAll
-    static void start() {
-        leaves = new SimulatedLeaves();
-    }
-
-    @AfterAll
-    static void stop() {
-        leaves.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        leaves.sim.faults().clear();
-    }
+    @RegisterExtension
+    static final SimulatedLeaves leaves = new SimulatedLeaves();
 
     @Test
     void retryingAnAmbiguousCreateWithTheSameKeyGetsTheSameLicense() {

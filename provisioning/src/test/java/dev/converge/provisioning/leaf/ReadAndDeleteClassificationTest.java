@@ -11,9 +11,7 @@ import dev.converge.ledger.LeafRejected;
 import dev.converge.ledger.LeafResource;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,22 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Deletes are idempotent: gone already is success; a failed delete is a transient rejection.
  */
 class ReadAndDeleteClassificationTest {
-    static SimulatedLeaves leaves;
-
-    @BeforeAll
-    static void start() {
-        leaves = new SimulatedLeaves();
-    }
-
-    @AfterAll
-    static void stop() {
-        leaves.close();
-    }
-
-    @AfterEach
-    void clearFaults() {
-        leaves.sim.faults().clear();
-    }
+    @RegisterExtension
+    static final SimulatedLeaves leaves = new SimulatedLeaves();
 
     /** The route each driver's find uses: GitHub has a direct GET, the others are searched by listing. */
     static Stream<Arguments> readFaults() {

@@ -7,13 +7,19 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A {@link LeafSim} with one distinct token per leaf and drivers pointed at it: patient ones for
  * ordinary calls (a loaded CI machine must not turn a clean call into a timeout) and impatient
  * ones for hang faults, so those resolve in well under a second.
+ *
+ * <p>As a test class's {@code @RegisterExtension static} field it is shared by the class's tests,
+ * its faults cleared after each test and the simulator stopped after the last.
  */
-final class SimulatedLeaves implements AutoCloseable {
+final class SimulatedLeaves implements AutoCloseable, AfterEachCallback, AfterAllCallback {
     static final String GITHOST_TOKEN = "ghp_SECRET_githost_7f3a9";
     static final String HOSTING_TOKEN = "forge_SECRET_hosting_2b8c1";
     static final String LICENSE_TOKEN = "lic_SECRET_license_9d4e6";
@@ -86,5 +92,15 @@ final class SimulatedLeaves implements AutoCloseable {
     @Override
     public void close() {
         sim.close();
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        sim.faults().clear();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 }
