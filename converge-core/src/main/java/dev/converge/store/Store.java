@@ -173,17 +173,7 @@ public final class Store implements AutoCloseable {
             if (c.getAutoCommit()) {
                 return work.run(c);
             }
-            TransactionGuard.opened();
-            try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                TransactionGuard.closed();
-            }
+            return committed(c, work);
         } catch (SQLException e) {
             throw new StoreException("database operation failed", e);
         }
@@ -196,16 +186,9 @@ public final class Store implements AutoCloseable {
             if (auto) {
                 c.setAutoCommit(false);
             }
-            TransactionGuard.opened();
             try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c, e);
-                throw e;
+                return committed(c, work);
             } finally {
-                TransactionGuard.closed();
                 if (auto) {
                     try {
                         c.setAutoCommit(true);
@@ -216,6 +199,21 @@ public final class Store implements AutoCloseable {
             }
         } catch (SQLException e) {
             throw new StoreException("database transaction failed", e);
+        }
+    }
+
+    /** Runs the work on a connection out of auto-commit and commits it, or rolls it back on any failure. */
+    private static <T> T committed(Connection c, SqlWork<T> work) throws SQLException {
+        TransactionGuard.opened();
+        try {
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c, e);
+            throw e;
+        } finally {
+            TransactionGuard.closed();
         }
     }
 
