@@ -104,6 +104,8 @@ public final class Converge implements AutoCloseable {
     private final String nodeVersion;
     private final Map<String, Integer> queueSizes;
     private volatile boolean closed;
+    /** Set once close() has drained: from then on nothing is enqueued through this engine. */
+    private volatile boolean stopped;
     private final dev.converge.claim.internal.LeaderRounds rounds;
 
     private Converge(Builder b) {
@@ -217,7 +219,13 @@ public final class Converge implements AutoCloseable {
         return enqueue(Job.of(type, payload));
     }
 
-    /** Enqueues one job in its own unit of work. */
+    /**
+     * Enqueues one job in its own unit of work.
+     *
+     * @throws ConvergeException for a job type this engine neither handles nor declares
+     * @throws IllegalStateException once {@link #close()} has returned (handlers finishing in the
+     *         shutdown grace still enqueue)
+     */
     public <T> EnqueueResult enqueue(Job<T> job) {
         NewJob row = encode(job);
         // one statement, one commit; the NOTIFY follows the commit from a thread of its own (see Notifier)
@@ -234,6 +242,8 @@ public final class Converge implements AutoCloseable {
      * caller commits. The caller owns the connection and its commit. On PostgreSQL the wake-up
      * travels with the transaction (NOTIFY is delivered at commit); on H2 this node's workers are
      * signalled now, before the commit, and may find the job only at their next poll.
+     *
+     * @throws IllegalStateException once {@link #close()} has returned
      */
     public <T> EnqueueResult enqueue(Connection callerTransaction, Job<T> job) {
         Objects.requireNonNull(callerTransaction, "callerTransaction");
@@ -250,6 +260,8 @@ public final class Converge implements AutoCloseable {
     /**
      * Enqueues many jobs in as few statements as the database allows (thousands per statement on
      * PostgreSQL), in one transaction. Returns ids in input order; -1 where a unique key was taken.
+     *
+     * @throws IllegalStateException once {@link #close()} has returned
      */
     public long[] enqueueAll(List<? extends Job<?>> jobs) {
         List<NewJob> rows = new ArrayList<>(jobs.size());
@@ -286,6 +298,11 @@ public final class Converge implements AutoCloseable {
 
     /** Turns a typed job into its row, failing here (not in a worker) on an unknown type or a bad payload. */
     <T> NewJob encode(Job<T> job) {
+        if (stopped) {
+            // handlers finishing in the shutdown grace still enqueue (close() sets this after they are done)
+            throw new IllegalStateException("this engine (node " + nodeId + ") is closed and enqueues nothing more: "
+                    + "enqueue before close(), or through an engine that is running on the same store (any node runs the job)");
+        }
         JobType<T> type = job.type();
         if (!registry.knows(type.name())) {
             throw new ConvergeException("unknown job type '" + type.name()
@@ -560,6 +577,7 @@ public final class Converge implements AutoCloseable {
                     + "handed back for another node", nodeId, Math.max(0, running - interrupted), interrupted);
         }
         runtime.shutdown();
+        stopped = true;
         log.info("converge node {} stopped", nodeId);
     }
 
