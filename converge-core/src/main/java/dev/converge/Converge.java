@@ -151,6 +151,10 @@ public final class Converge implements AutoCloseable {
         return runtime;
     }
 
+    /**
+     * A builder of an engine on {@code store}: what the node does ({@code queue}, {@code handle}, ...) and its
+     * options in groups; docs/configuration.md lists every default.
+     */
     public static Builder builder(Store store) {
         return new Builder(store);
     }
@@ -581,6 +585,7 @@ public final class Converge implements AutoCloseable {
         log.info("converge node {} stopped", nodeId);
     }
 
+    /** Builds an engine: the node's queues, handlers and resource types, and its options in five groups. */
     public static final class Builder {
         final Store store;
         final HandlerRegistry registry = new HandlerRegistry();

@@ -23,6 +23,7 @@ public enum BatchState {
         return name().toLowerCase();
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static BatchState fromSql(String s) {
         return valueOf(s.toUpperCase());
     }
@@ -31,6 +32,7 @@ public enum BatchState {
         return ALLOWED.get(this).contains(next);
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<BatchState, Set<BatchState>> transitions() {
         return ALLOWED;
     }

@@ -18,6 +18,7 @@ public enum ChainState {
         return name().toLowerCase();
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static ChainState fromSql(String s) {
         return valueOf(s.toUpperCase());
     }
@@ -26,6 +27,7 @@ public enum ChainState {
         return ALLOWED.get(this).contains(next);
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<ChainState, Set<ChainState>> transitions() {
         return ALLOWED;
     }

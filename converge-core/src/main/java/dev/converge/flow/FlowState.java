@@ -24,6 +24,7 @@ public enum FlowState {
         return name().toLowerCase();
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static FlowState fromSql(String s) {
         return valueOf(s.toUpperCase());
     }
@@ -36,6 +37,7 @@ public enum FlowState {
         return ALLOWED.get(this).contains(next);
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<FlowState, Set<FlowState>> transitions() {
         return ALLOWED;
     }

@@ -25,6 +25,7 @@ public enum LedgerState {
         return name().toLowerCase();
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static LedgerState fromSql(String s) {
         return valueOf(s.toUpperCase());
     }
@@ -38,6 +39,7 @@ public enum LedgerState {
         return this == CLAIMED || this == UNCERTAIN || this == DELETING;
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<LedgerState, Set<LedgerState>> transitions() {
         return ALLOWED;
     }

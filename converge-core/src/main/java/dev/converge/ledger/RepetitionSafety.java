@@ -33,6 +33,7 @@ public enum RepetitionSafety {
         return name().toLowerCase();
     }
 
+    /** The safety as a database column holds it (its {@link #sql()} form). */
     public static RepetitionSafety fromSql(String s) {
         return valueOf(s.toUpperCase());
     }

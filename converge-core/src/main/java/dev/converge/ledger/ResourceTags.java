@@ -30,10 +30,12 @@ public record ResourceTags(String installation) {
         }
     }
 
+    /** The tags of {@code installation}'s resources (letters, digits, {@code . _ -}, at most 64). */
     public static ResourceTags of(String installation) {
         return new ResourceTags(installation);
     }
 
+    /** The tags of the installation named {@code default}. */
     public static ResourceTags defaults() {
         return new ResourceTags(DEFAULT_INSTALLATION);
     }

@@ -32,6 +32,7 @@ public final class Job<T> {
         this.queue = queue;
     }
 
+    /** A job of {@code type} carrying {@code payload}, due now, on the type's queue and retry policy. */
     public static <T> Job<T> of(JobType<T> type, T payload) {
         return new Job<>(type, payload, null, null, null, null, null);
     }

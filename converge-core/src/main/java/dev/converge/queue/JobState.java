@@ -28,6 +28,7 @@ public enum JobState {
         return sql;
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static JobState fromSql(String value) {
         return valueOf(value.toUpperCase());
     }
@@ -40,6 +41,7 @@ public enum JobState {
         return ALLOWED.get(this).contains(next);
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<JobState, Set<JobState>> transitions() {
         return ALLOWED;
     }

@@ -29,6 +29,11 @@ public final class JobType<T> {
         this.timeout = timeout;
     }
 
+    /**
+     * A job type: its {@code name} is what the database stores and every node must agree on;
+     * {@code payloadType} is the JSON-mapped payload (a record, usually). Queue "default", the default
+     * retry policy, no timeout; the {@code with...} methods change them.
+     */
     public static <T> JobType<T> of(String name, Class<T> payloadType) {
         return new JobType<>(name, payloadType, "default", RetryPolicy.defaults(), null);
     }

@@ -41,22 +41,31 @@ public final class RetryPolicy {
         return new RetryPolicy(1, Duration.ZERO, Duration.ZERO, 0);
     }
 
+    /**
+     * Up to {@code maxAttempts} attempts in all (the first run included), with the default backoff:
+     * 1 s doubling up to 10 minutes, ±20% jitter; change it with {@link #backoff}, {@link #cappedAt}
+     * and {@link #jitter}.
+     */
     public static RetryPolicy attempts(int maxAttempts) {
         return new RetryPolicy(maxAttempts, Duration.ofSeconds(1), Duration.ofMinutes(10), 0.2);
     }
 
+    /** This policy with {@code first} as the wait after the first failure, doubling after each next one. */
     public RetryPolicy backoff(Duration first) {
         return new RetryPolicy(maxAttempts, first, cap.compareTo(first) < 0 ? first : cap, jitter);
     }
 
+    /** This policy with no wait longer than {@code max}. */
     public RetryPolicy cappedAt(Duration max) {
         return new RetryPolicy(maxAttempts, base, max, jitter);
     }
 
+    /** This policy with each wait moved at random by up to {@code fraction} of it (0 to 1), so retries spread. */
     public RetryPolicy jitter(double fraction) {
         return new RetryPolicy(maxAttempts, base, cap, fraction);
     }
 
+    /** Attempts in all, the first run included. */
     public int maxAttempts() {
         return maxAttempts;
     }

@@ -32,6 +32,7 @@ public final class StoreConfig {
         this.poolName = b.poolName;
     }
 
+    /** A builder of a store configuration: a JDBC URL and credentials, the pool's size and timeouts. */
     public static Builder newBuilder() {
         return new Builder();
     }
@@ -102,6 +103,7 @@ public final class StoreConfig {
                 + ", autoCommit=" + autoCommit + ", clock=" + clock + "}";
     }
 
+    /** Builds a {@link StoreConfig}; {@link #build()} checks the URL names a supported database. */
     public static final class Builder {
         private String url;
         private String username;

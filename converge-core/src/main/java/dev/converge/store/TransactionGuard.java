@@ -28,6 +28,7 @@ public final class TransactionGuard {
         return TransactionGuard::closed;
     }
 
+    /** Whether the calling thread is inside a transaction (the engine's or a caller's it was told of). */
     public static boolean transactionOpen() {
         return OPEN.get()[0] > 0;
     }

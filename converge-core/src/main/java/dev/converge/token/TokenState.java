@@ -21,6 +21,7 @@ public enum TokenState {
         return name().toLowerCase();
     }
 
+    /** The state as a database column holds it (its {@link #sql()} form). */
     public static TokenState fromSql(String s) {
         return valueOf(s.toUpperCase());
     }
@@ -29,6 +30,7 @@ public enum TokenState {
         return ALLOWED.get(this).contains(next);
     }
 
+    /** Every state with the states it may move to; a terminal state moves nowhere. */
     public static Map<TokenState, Set<TokenState>> transitions() {
         return ALLOWED;
     }

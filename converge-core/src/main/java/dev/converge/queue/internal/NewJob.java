@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A job row about to be inserted: its payload is already JSON. Built by the engine from a
- * typed {@link Job}; the store takes it as is.
+ * typed {@link dev.converge.queue.Job}; the store takes it as is.
  *
  * @param runAt   null means "now plus {@code delayMs}" by the engine clock
  * @param delayMs used when {@code runAt} is null
