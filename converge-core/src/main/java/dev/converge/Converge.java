@@ -165,6 +165,7 @@ public final class Converge implements AutoCloseable {
             throw new IllegalStateException("engine was closed");
         }
         if (!started) {
+            checkTables();
             runtime.start(!workers.isEmpty());
             workers.forEach(QueueWorker::start);
             Duration live = settings.lease().compareTo(settings.heartbeat().multipliedBy(3)) > 0 ? settings.lease()
@@ -209,6 +210,26 @@ public final class Converge implements AutoCloseable {
             log.info("converge node {} started on {} working {}", nodeId, store, queueNames());
         }
         return this;
+    }
+
+    /**
+     * Refuses to start on a database without the engine's tables (an engine that started anyway
+     * would only log failed fetches); a database that cannot be reached is waited for by the
+     * engine's loops, as at any other time.
+     */
+    private void checkTables() {
+        boolean present;
+        try {
+            present = store.withConnection(c -> dev.converge.store.internal.SchemaProbe.table("cv_job").present(c));
+        } catch (StoreException e) {
+            log.warn("converge node {}: the store does not answer at start ({}); the node keeps trying", nodeId,
+                    e.getMessage());
+            return;
+        }
+        if (!present) {
+            throw new IllegalStateException("the engine's tables are not in this database (no cv_job table): run "
+                    + "store.migrate() before start(), or apply store.migrationLocation() with your own Flyway");
+        }
     }
 
     private List<String> queueNames() {
