@@ -104,6 +104,8 @@ public final class Converge implements AutoCloseable {
     private final String nodeVersion;
     private final Map<String, Integer> queueSizes;
     private volatile boolean closed;
+    /** Queues this node has warned that no live node works (once each). */
+    private final Set<String> warnedUnworked = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Set once close() has drained: from then on nothing is enqueued through this engine. */
     private volatile boolean stopped;
     private final dev.converge.claim.internal.LeaderRounds rounds;
@@ -213,6 +215,21 @@ public final class Converge implements AutoCloseable {
     }
 
     /**
+     * Warns, once per queue, when a job lands on a queue that no live node works: it would wait
+     * without a word until one does. The fleet as this node last read it; nothing before that.
+     */
+    private void noticeQueue(String queue, String kind) {
+        Fleet f = fleet;
+        Set<String> live = f == null ? null : f.liveQueues();
+        if (live == null || live.contains(queue) || !warnedUnworked.add(queue)) {
+            return;
+        }
+        log.warn("job type '{}' was enqueued on queue '{}', which no live node works (live nodes work {}): its jobs "
+                + "wait until one does; add .queue(\"{}\", n) on the nodes that handle '{}'", kind, queue,
+                new java.util.TreeSet<>(live), queue, kind);
+    }
+
+    /**
      * Refuses to start on a database without the engine's tables (an engine that started anyway
      * would only log failed fetches); a database that cannot be reached is waited for by the
      * engine's loops, as at any other time.
@@ -258,6 +275,7 @@ public final class Converge implements AutoCloseable {
         if (!ins.duplicate()) {
             runtime.announce(row.queue());
             runtime.events().enqueued(row.queue(), row.kind());
+            noticeQueue(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }
@@ -307,6 +325,7 @@ public final class Converge implements AutoCloseable {
         for (int i = 0; i < ids.length; i++) {
             if (ids[i] >= 0) {
                 runtime.events().enqueued(rows.get(i).queue(), rows.get(i).kind());
+                noticeQueue(rows.get(i).queue(), rows.get(i).kind());
             }
         }
         return ids;
@@ -317,6 +336,7 @@ public final class Converge implements AutoCloseable {
         JobStore.Inserted ins = runtime.jobs().insertNotifying(c, row, store.clock().sqlNow(), JobStore.CHANNEL);
         if (!ins.duplicate()) {
             runtime.events().enqueued(row.queue(), row.kind());
+            noticeQueue(row.queue(), row.kind());
         }
         return new EnqueueResult(ins.id(), ins.duplicate());
     }

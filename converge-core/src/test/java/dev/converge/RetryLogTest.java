@@ -34,7 +34,7 @@ class RetryLogTest {
         logger.addAppender(seen);
         AtomicInteger runs = new AtomicInteger();
         try (Store store = Store.open(StoreConfig.newBuilder().url("jdbc:h2:mem:retrylog;DB_CLOSE_DELAY=-1").build());
-                Converge engine = Converge.builder(store).queue("default", 1).poll(Duration.ofMillis(50))
+                Converge engine = Converge.builder(store).queue("default", 1).queues(q -> q.poll(Duration.ofMillis(50)))
                         .handle(FLAKY, (p, ctx) -> {
                             if (runs.incrementAndGet() < 3) {
                                 throw new IllegalStateException("leaf answered 503\n\tat some.Frame(Frame.java:1)");

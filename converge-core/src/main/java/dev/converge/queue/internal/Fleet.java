@@ -45,6 +45,8 @@ public final class Fleet implements AutoCloseable {
     private final Sql forget;
     private final ScheduledExecutorService timer;
     private volatile boolean down;
+    /** The queues live nodes work, as this node last read the fleet table; null before the first read. */
+    private volatile Set<String> liveQueues;
 
     /**
      * @param queues   the queues this node works, with their concurrency, in order
@@ -82,6 +84,7 @@ public final class Fleet implements AutoCloseable {
                 leave.update(c, Params.of().text("id", nodeId));
                 return register.update(c, row());
             });
+            readLiveQueues();
         } catch (RuntimeException e) {
             log.warn("could not record node {} in the fleet table ({}); trying again every {}", nodeId, e.getMessage(),
                     every);
@@ -99,6 +102,7 @@ public final class Fleet implements AutoCloseable {
     void beat() {
         try {
             store.withConnection(c -> touch.update(c, row()) == 1 || register.update(c, row()) == 1);
+            readLiveQueues();
             if (down) {
                 log.info("node {} is recorded in the fleet table again", nodeId);
                 down = false;
@@ -109,6 +113,21 @@ public final class Fleet implements AutoCloseable {
                 down = true;
             }
         }
+    }
+
+    private void readLiveQueues() {
+        Set<String> live = new LinkedHashSet<>();
+        for (NodeInfo n : nodes()) {
+            if (n.live()) {
+                live.addAll(n.queues().keySet());
+            }
+        }
+        liveQueues = Set.copyOf(live);
+    }
+
+    /** The queues the live nodes work, as of this node's last heartbeat; null until it first read them. */
+    public Set<String> liveQueues() {
+        return liveQueues;
     }
 
     /** Every node with a row, live or not, by id. */
