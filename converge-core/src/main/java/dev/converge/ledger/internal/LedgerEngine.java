@@ -128,6 +128,12 @@ public final class LedgerEngine implements dev.converge.ledger.Ledger {
         if (key == null || key.isBlank() || key.length() > 500) {
             throw new IllegalArgumentException("natural key must be 1-500 characters");
         }
+        if (!ops.types.knows(type.kind())) {
+            // teardown and the reaper find a type by its kind on the engine: what they cannot find, they cannot undo
+            throw new NonRetryableException("resource type '" + type.kind() + "' is not registered on this engine: add "
+                    + ".resource(type) to the builder (a ResourceType bean on Spring), so that teardown and the reaper "
+                    + "can act on what ensure creates");
+        }
         String owner = subject != null ? subject : ctx.flowId().flatMap(this::flowSubject)
                 .orElseThrow(() -> new NonRetryableException("job " + ctx.jobId() + " is not part of a flow: name the "
                         + "subject that owns the " + type.kind() + ", ctx.ledger().ensure(type, naturalKey, subject, params)"));

@@ -16,6 +16,11 @@ public final class ResourceTypes {
         }
     }
 
+    /** Whether a type of this kind is registered. */
+    public boolean knows(String kind) {
+        return byKind.containsKey(kind);
+    }
+
     public ResourceType get(String kind) {
         ResourceType t = byKind.get(kind);
         if (t == null) {
