@@ -95,6 +95,11 @@ public final class FlowBench {
             try (Store store = Store.open(db.config().maxPoolSize(Math.max(10, o.workers() + 2)).poolName("bench-flow")
                     .build())) {
                 Converge.Builder b = Converge.builder(store).nodeId("bench-flow").queue(QUEUE, o.workers());
+                if (guarded) {
+                    for (ResourceType type : types) {
+                        b.resource(type); // teardown and the reaper find a type here by its kind
+                    }
+                }
                 List<JobType<StepRef>> steps = new ArrayList<>();
                 for (int i = 0; i < NAMES.length; i++) {
                     JobType<StepRef> type = JobType.of("bench.flow." + (guarded ? "guarded." : "plain.") + NAMES[i],
