@@ -1,30 +1,17 @@
 package dev.converge.provisioning;
 
-import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.leafsim.LeafSim;
 import dev.converge.leafsim.LeafSimConfig;
-import dev.converge.provisioning.leaf.ApiToken;
-import dev.converge.provisioning.leaf.GitHostConfig;
-import dev.converge.provisioning.leaf.HostingConfig;
-import dev.converge.provisioning.leaf.HttpLeafConfig;
-import dev.converge.provisioning.leaf.LicenseConfig;
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.provisioning.leaf.PostgresLeafConfig;
 import dev.converge.provisioning.mail.LocalSmtp;
 import java.time.Duration;
 
 /**
- * The simulated leaves and a local SMTP server, started in this process, with a service
- * configuration pointing at them: what the service's tests run against. (The proof's demo has its
+ * The simulated leaves and a local SMTP server for the service's tests. (The proof's demo has its
  * own, {@code dev.converge.proof.embedded.EmbeddedLeaves}: the service never ships the simulator.)
  */
-public final class LocalLeaves implements AutoCloseable {
-    private final LeafSim leafSim;
-    private final LocalSmtp smtp;
-
-    private LocalLeaves(LeafSim leafSim, LocalSmtp smtp) {
-        this.leafSim = leafSim;
-        this.smtp = smtp;
-    }
+public record LocalLeaves(LeafSim leafSim, LocalSmtp smtp) implements AutoCloseable {
 
     public static LocalLeaves start(long seed) {
         LeafSim sim = LeafSim.start(LeafSimConfig.builder().seed(seed).build());
@@ -36,40 +23,17 @@ public final class LocalLeaves implements AutoCloseable {
         }
     }
 
-    public LeafSim leafSim() {
-        return leafSim;
-    }
-
-    public LocalSmtp smtp() {
-        return smtp;
-    }
-
-    /**
-     * A configuration for these leaves.
-     *
-     * @param database the PostgreSQL leaf for per-site databases, or null for none
-     * @param callTimeout how long a driver waits for a leaf answer
-     */
+    /** {@link ProvisioningConfig#local} for these leaves; {@code database} null for none. */
     public ProvisioningConfig config(Duration trialWindow, Duration flowDeadline, PostgresLeafConfig database,
             Duration callTimeout) {
-        return new ProvisioningConfig("sites.example", trialWindow, null, "https://account.sites.example/sites/{site_id}",
-                flowDeadline, Duration.ofHours(24),
-                new GitHostConfig(http(LeafSim.GITHOST, callTimeout), "converge-sites", true),
-                HostingConfig.current(http(LeafSim.HOSTING, callTimeout), "converge", "srv-1"),
-                new LicenseConfig(http(LeafSim.LICENSE, callTimeout)),
-                database,
-                smtp.config("welcome@sites.example"),
-                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null, 0);
-    }
-
-    private HttpLeafConfig http(String leaf, Duration timeout) {
-        return HttpLeafConfig.of(leafSim.leafUrl(leaf), ApiToken.of(leafSim.config().token(leaf)))
-                .withTimeouts(Duration.ofSeconds(2), timeout);
+        return ProvisioningConfig.local(leafSim::leafUrl, leafSim.config()::token, callTimeout, smtp,
+                trialWindow, flowDeadline, database);
     }
 
     @Override
     public void close() {
-        smtp.close();
-        leafSim.close();
+        try (leafSim; smtp) {
+            // closed in reverse: the mail server, then the simulator, each even if the other fails
+        }
     }
 }

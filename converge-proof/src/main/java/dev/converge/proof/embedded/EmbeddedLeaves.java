@@ -3,11 +3,6 @@ package dev.converge.proof.embedded;
 import dev.converge.leafsim.LeafSim;
 import dev.converge.leafsim.LeafSimConfig;
 import dev.converge.provisioning.config.ProvisioningConfig;
-import dev.converge.provisioning.leaf.ApiToken;
-import dev.converge.provisioning.leaf.GitHostConfig;
-import dev.converge.provisioning.leaf.HostingConfig;
-import dev.converge.provisioning.leaf.HttpLeafConfig;
-import dev.converge.provisioning.leaf.LicenseConfig;
 import dev.converge.provisioning.leaf.PostgresLeafConfig;
 import dev.converge.provisioning.mail.LocalSmtp;
 import java.time.Duration;
@@ -51,19 +46,8 @@ public final class EmbeddedLeaves implements AutoCloseable {
      */
     public ProvisioningConfig config(Duration trialWindow, Duration flowDeadline, PostgresLeafConfig database,
             Duration callTimeout) {
-        return new ProvisioningConfig("sites.example", trialWindow, null, "https://account.sites.example/sites/{site_id}",
-                flowDeadline, Duration.ofHours(24),
-                new GitHostConfig(http(LeafSim.GITHOST, callTimeout), "converge-sites", true),
-                HostingConfig.current(http(LeafSim.HOSTING, callTimeout), "converge", "srv-1"),
-                new LicenseConfig(http(LeafSim.LICENSE, callTimeout)),
-                database,
-                smtp.config("welcome@sites.example"),
-                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null, 0);
-    }
-
-    private HttpLeafConfig http(String leaf, Duration timeout) {
-        return HttpLeafConfig.of(leafSim.leafUrl(leaf), ApiToken.of(leafSim.config().token(leaf)))
-                .withTimeouts(Duration.ofSeconds(2), timeout);
+        return ProvisioningConfig.local(leafSim::leafUrl, leafSim.config()::token, callTimeout, smtp,
+                trialWindow, flowDeadline, database);
     }
 
     @Override

@@ -3,12 +3,17 @@ package dev.converge.provisioning.config;
 import dev.converge.ledger.ResourceTags;
 import dev.converge.provisioning.leaf.GitHostConfig;
 import dev.converge.provisioning.leaf.HostingConfig;
+import dev.converge.provisioning.leaf.ApiToken;
+import dev.converge.provisioning.leaf.HttpLeafConfig;
+import dev.converge.provisioning.mail.LocalSmtp;
 import dev.converge.provisioning.leaf.LicenseConfig;
 import dev.converge.provisioning.leaf.PostgresLeafConfig;
 import dev.converge.provisioning.mail.MailLookup;
 import dev.converge.provisioning.mail.SmtpConfig;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -94,6 +99,30 @@ public record ProvisioningConfig(
             throw new IllegalArgumentException("--provisionings-in-flight must be between 1 and 100000, was "
                     + provisioningsInFlight);
         }
+    }
+
+    /**
+     * A configuration for a local installation (the demo's, the tests'): base domain
+     * {@code sites.example}, git organisation {@code converge-sites}, hosting server
+     * {@code converge/srv-1}, idempotency keys kept a day, mail through {@code smtp} from
+     * {@code welcome@sites.example}, the other facts at their defaults.
+     *
+     * @param leafUrl     a leaf's base URL by its name ({@code githost}, {@code hosting}, {@code license})
+     * @param leafToken   a leaf's API token by its name
+     * @param callTimeout how long a driver waits for a leaf's answer
+     * @param database    the PostgreSQL leaf for per-site databases, or null for none
+     */
+    public static ProvisioningConfig local(UnaryOperator<String> leafUrl, UnaryOperator<String> leafToken,
+            Duration callTimeout, LocalSmtp smtp, Duration trialWindow, Duration flowDeadline, PostgresLeafConfig database) {
+        Function<String, HttpLeafConfig> http = leaf -> HttpLeafConfig.of(leafUrl.apply(leaf), ApiToken.of(leafToken.apply(leaf)))
+                .withTimeouts(Duration.ofSeconds(2), callTimeout);
+        return new ProvisioningConfig("sites.example", trialWindow, null, "https://account.sites.example/sites/{site_id}",
+                flowDeadline, Duration.ofHours(24),
+                new GitHostConfig(http.apply("githost"), "converge-sites", true),
+                HostingConfig.current(http.apply("hosting"), "converge", "srv-1"),
+                new LicenseConfig(http.apply("license")),
+                database, smtp.config("welcome@sites.example"),
+                token -> smtp.received().stream().anyMatch(m -> token.equals(m.sendToken())), null, null, 0);
     }
 
     /** This configuration for another installation. */
