@@ -515,8 +515,8 @@ class DashboardBrowserTest {
     void aQueuesHistoryIsChartedOverTheChosenSpan() throws IOException {
         app.failedJob("charted-1");
         app.failedJob("charted-2");
-        dev.converge.EngineInternals.runtime(app.engine).history().flush();
-        dev.converge.EngineInternals.runtime(app.engine).history().sample(List.of("default"));
+        dev.converge.EngineInternals.flushHistory(app.engine);
+        dev.converge.EngineInternals.sampleHistory(app.engine, List.of("default"));
         click(By.cssSelector("nav a[href='#history']"));
         wait.until(d -> d.findElements(By.cssSelector("figure[data-chart] canvas")).size() == 4);
         assertThat(browser.findElements(By.cssSelector("figure[data-chart]"))).extracting(e -> e.getAttribute("data-chart"))

@@ -254,7 +254,7 @@ class DashboardEmbeddingTest {
     void aQueuesHistoryAddsUpItsFailuresInStepsThatSuitTheSpan() {
         app.failedJob("history-1");
         app.failedJob("history-2");
-        dev.converge.EngineInternals.runtime(app.engine).history().flush();
+        dev.converge.EngineInternals.flushHistory(app.engine);
         Session s = login();
         JsonNode hour = read(s, "/api/history?queue=default&span=1h");
         assertThat(hour.get("queue").asText()).isEqualTo("default");

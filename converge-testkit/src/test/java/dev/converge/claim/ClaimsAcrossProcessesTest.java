@@ -45,7 +45,7 @@ class ClaimsAcrossProcessesTest {
             assertThat(a.linesStartingWith("WON ")).as("both processes won some").isNotEmpty();
             assertThat(b.linesStartingWith("WON ")).as("both processes won some").isNotEmpty();
 
-            Claims claims = new dev.converge.claim.internal.ClaimService(store, "checker");
+            Claims claims = dev.converge.Converge.builder(store).nodeId("checker").build().claims();
             winners.forEach((key, who) -> assertThat(claims.holder(key).orElseThrow().owner()).isEqualTo(who.get(0)));
             assertThat(a.quit(WAIT)).isZero();
             assertThat(b.quit(WAIT)).isZero();

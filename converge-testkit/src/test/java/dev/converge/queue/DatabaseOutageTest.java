@@ -8,7 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.converge.Converge;
 import dev.converge.store.Store;
-import dev.converge.testkit.ExecutionLog;
+import dev.converge.fixture.ExecutionLog;
 import dev.converge.testkit.ScratchDatabase;
 import dev.converge.testkit.TestStores;
 import dev.converge.time.EngineClock;

@@ -210,7 +210,7 @@ class RetentionTest {
                 return null;
             });
             long jobsBefore = count(s, "cv_job");
-            Retention retention = new dev.converge.retention.internal.RetentionService(s, POLICY);
+            Retention retention = dev.converge.Converge.builder(s).maintenance(m -> m.retention(POLICY)).build().retention().orElseThrow();
 
             RetentionReport first = retention.round();
             System.out.printf("[retention %s] round 1: %s%n", kind, first);

@@ -78,7 +78,7 @@ public final class WorkerProcess {
     }
 
     private static void claim(Store store, String node, int keys, int threads) throws Exception {
-        Claims claims = new dev.converge.claim.internal.ClaimService(store, node);
+        Claims claims = dev.converge.Converge.builder(store).nodeId(node).build().claims();
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> racers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

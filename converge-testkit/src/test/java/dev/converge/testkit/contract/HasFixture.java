@@ -1,6 +1,0 @@
-package dev.converge.testkit.contract;
-
-/** What every part of the contract needs from the suite that runs it. */
-public interface HasFixture {
-    ContractFixture fixture();
-}
