@@ -237,7 +237,7 @@ public final class Converge implements AutoCloseable {
     private void checkTables() {
         boolean present;
         try {
-            present = store.withConnection(c -> dev.converge.store.internal.SchemaProbe.table("cv_job").present(c));
+            present = store.withConnection(c -> dev.converge.store.internal.SchemaProbe.table(Dialects.forUrl(store.config().url(), store.config().schema()), "cv_job").present(c));
         } catch (StoreException e) {
             log.warn("converge node {}: the store does not answer at start ({}); the node keeps trying", nodeId,
                     e.getMessage());
@@ -317,7 +317,7 @@ public final class Converge implements AutoCloseable {
         long[] ids = store.inTransaction(c -> {
             long[] out = runtime.jobs().insertMany(c, rows, store.clock().sqlNow());
             for (String q : queues) {
-                Dialects.forUrl(store.config().url()).notify(c, JobStore.CHANNEL, q);
+                Dialects.forUrl(store.config().url(), store.config().schema()).notify(c, JobStore.CHANNEL, q);
             }
             return out;
         });

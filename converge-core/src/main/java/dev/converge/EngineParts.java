@@ -81,7 +81,7 @@ final class EngineParts {
 
     EngineParts(Options o, EngineSettings settings, JsonCodec codec, Function<Job<?>, JobSpec> encoder,
             Function<Job<?>, EnqueueResult> enqueue) {
-        Dialect dialect = Dialects.forUrl(o.store().config().url());
+        Dialect dialect = Dialects.forUrl(o.store().config().url(), o.store().config().schema());
         EngineObservers events = new EngineObservers();
         BatchTracker batchTracker = new BatchTracker(new BatchStore(dialect));
         ChainTracker chainTracker = new ChainTracker(new ChainStore(dialect), batchTracker);

@@ -11,7 +11,7 @@ final class Migrations {
     private Migrations() {
     }
 
-    static void apply(DataSource dataSource, String location, String historyTable) {
+    static void apply(DataSource dataSource, String location, String historyTable, String schema) {
         try {
             Class.forName("org.flywaydb.core.Flyway", false, Migrations.class.getClassLoader());
         } catch (ClassNotFoundException e) {
@@ -19,7 +19,12 @@ final class Migrations {
                     + " classpath (and flyway-database-postgresql for PostgreSQL), or run " + location
                     + " with your own migration tool");
         }
-        Flyway.configure()
+        var flyway = Flyway.configure();
+        if (schema != null) {
+            // the schema is created if missing, the history table goes in it, and so do the unqualified DDL's tables
+            flyway = flyway.schemas(schema).defaultSchema(schema).createSchemas(true);
+        }
+        flyway
                 .dataSource(dataSource)
                 .locations(location)
                 .table(historyTable)

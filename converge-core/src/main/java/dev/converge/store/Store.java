@@ -50,7 +50,7 @@ public final class Store implements AutoCloseable {
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
         this.ownsConnections = ownedPool != null;
-        this.dialect = Dialects.forUrl(config.url());
+        this.dialect = Dialects.forUrl(config.url(), config.schema());
     }
 
     /** Opens a store on a HikariCP pool of its own (HikariCP, and Flyway when it migrates, on the classpath). */
@@ -80,6 +80,14 @@ public final class Store implements AutoCloseable {
 
     /** As {@link #of(DataSource)}, with another clock (tests move a settable one). */
     public static Store of(DataSource dataSource, EngineClock clock) {
+        return of(dataSource, clock, null);
+    }
+
+    /**
+     * As {@link #of(DataSource, EngineClock)}, with the engine's tables in {@code schema} (see
+     * {@link StoreConfig.Builder#schema}); null for the connections' own schema.
+     */
+    public static Store of(DataSource dataSource, EngineClock clock, String schema) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(clock, "clock");
         String url;
@@ -94,7 +102,8 @@ public final class Store implements AutoCloseable {
         if (url == null) {
             throw new IllegalArgumentException("the DataSource's connections do not name their JDBC URL");
         }
-        StoreConfig described = StoreConfig.newBuilder().url(url).username(user).migrate(false).clock(clock).build();
+        StoreConfig described = StoreConfig.newBuilder().url(url).username(user).migrate(false).clock(clock).schema(schema)
+                .build();
         return new Store(described, dataSource, null);
     }
 
@@ -103,7 +112,10 @@ public final class Store implements AutoCloseable {
      * concurrently from many processes.
      */
     public void migrate() {
-        Migrations.apply(dataSource, migrationLocation(), SCHEMA_HISTORY_TABLE);
+        Migrations.apply(dataSource, migrationLocation(), SCHEMA_HISTORY_TABLE,
+                // H2 folds unquoted names to upper case, and Flyway quotes the schema it is given
+                config.schema() == null ? null : "h2".equals(dialect.name()) ? config.schema().toUpperCase(java.util.Locale.ROOT)
+                        : config.schema());
         log.debug("converge schema migrated on {}", dialect);
     }
 
@@ -115,8 +127,12 @@ public final class Store implements AutoCloseable {
         return dialect.name();
     }
 
-    /** A template's time tokens expanded for this database (see {@link Sql}). */
-    String expand(String template) {
+    /**
+     * A template's time tokens expanded for this database (see {@link Sql}), and the engine's tables
+     * it names ({@code cv_job}, {@code cv_flow}, ...) put in the store's {@link StoreConfig#schema()}:
+     * for statements on the engine's tables written outside {@link Sql}.
+     */
+    public String expand(String template) {
         return dialect.expand(template);
     }
 

@@ -19,6 +19,7 @@ public final class StoreConfig {
     private final EngineClock clock;
     private final Duration connectionTimeout;
     private final String poolName;
+    private final String schema;
 
     private StoreConfig(Builder b) {
         this.url = b.url;
@@ -30,6 +31,7 @@ public final class StoreConfig {
         this.clock = b.clock;
         this.connectionTimeout = b.connectionTimeout;
         this.poolName = b.poolName;
+        this.schema = b.schema;
     }
 
     /** A builder of a store configuration: a JDBC URL and credentials, the pool's size and timeouts. */
@@ -58,6 +60,7 @@ public final class StoreConfig {
         b.clock = clock;
         b.connectionTimeout = connectionTimeout;
         b.poolName = poolName;
+        b.schema = schema;
         return b;
     }
 
@@ -97,11 +100,18 @@ public final class StoreConfig {
         return poolName;
     }
 
+    /** The schema the engine's tables are in, or null for the connections' own (see {@link Builder#schema}). */
+    public String schema() {
+        return schema;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig{url=" + Dialects.redactUrl(url) + ", user=" + username + ", pool=" + maxPoolSize
-                + ", autoCommit=" + autoCommit + ", clock=" + clock + "}";
+                + ", autoCommit=" + autoCommit + ", clock=" + clock + (schema == null ? "" : ", schema=" + schema) + "}";
     }
+
+    private static final java.util.regex.Pattern SCHEMA = java.util.regex.Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
     /** Builds a {@link StoreConfig}; {@link #build()} checks the URL names a supported database. */
     public static final class Builder {
@@ -114,6 +124,7 @@ public final class StoreConfig {
         private EngineClock clock = EngineClock.database();
         private Duration connectionTimeout = Duration.ofSeconds(5);
         private String poolName = "converge";
+        private String schema;
 
         private Builder() {
         }
@@ -165,6 +176,22 @@ public final class StoreConfig {
 
         public Builder poolName(String poolName) {
             this.poolName = poolName;
+            return this;
+        }
+
+        /**
+         * The schema the engine's tables go in, apart from the application's (default: none, the
+         * tables go where the connections' own schema is, {@code public} on PostgreSQL). Migrating
+         * creates it; every statement of the engine names it, so an application's connection with
+         * another {@code search_path} still enlists the engine's enqueue in its transaction. A
+         * lower-case SQL name: a letter, then letters, digits or {@code _}, at most 63.
+         */
+        public Builder schema(String schema) {
+            if (schema != null && !SCHEMA.matcher(schema).matches()) {
+                throw new IllegalArgumentException("schema must be a lower-case SQL name (a letter, then letters, digits"
+                        + " or '_', at most 63), was '" + schema + "'");
+            }
+            this.schema = schema;
             return this;
         }
 

@@ -65,7 +65,7 @@ class ChainTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void linksRunInOrderAndABatchLinkWaitsForAllItsJobs(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, new AtomicBoolean());
@@ -84,7 +84,7 @@ class ChainTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aFailingLinkStopsTheChainAndItsCatchRunsOnceEvenWhenItsWorkerDies(String kind) {
         AtomicBoolean crash = new AtomicBoolean(true);
         try (Harness h = new Harness(kind)) {
@@ -99,7 +99,7 @@ class ChainTest {
             // one catch job was fired; its first delivery died after the handler ran and before completing,
             // so it was delivered again (at least once) and completed once
             await().atMost(Duration.ofSeconds(10)).until(() -> log.stream().filter("callback:catch"::equals).count() == 2);
-            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialects.forUrl(h.store().config().url()))
+            var catchJob = h.store().withConnection(c -> new dev.converge.queue.internal.JobStore(Dialects.forUrl(h.store().config().url(), h.store().config().schema()))
                     .byUniqueKey(c, "chain:" + id + ":catch")).orElseThrow();
             await().atMost(Duration.ofSeconds(10)).until(() -> engine.job(catchJob.id()).orElseThrow().state()
                     == dev.converge.queue.JobState.SUCCEEDED);

@@ -62,7 +62,7 @@ public final class ContractFixture implements AutoCloseable {
     }
 
     public JobStore jobs() {
-        return new JobStore(Dialects.forUrl(store().config().url()));
+        return new JobStore(Dialects.forUrl(store().config().url(), store().config().schema()));
     }
 
     /**
@@ -120,7 +120,7 @@ public final class ContractFixture implements AutoCloseable {
         store().withConnection(c -> {
             try (Statement st = c.createStatement()) {
                 for (String s : statements) {
-                    st.execute(s);
+                    st.execute(store().expand(s));
                 }
             }
             return null;
@@ -129,9 +129,9 @@ public final class ContractFixture implements AutoCloseable {
 
     private static void empty(Store s) {
         s.inTransaction(c -> {
-            deleteAll(c, "cv_claim");
-            deleteAll(c, "cv_job");
-            deleteAll(c, "cv_node");
+            deleteAll(c, s.expand("cv_claim"));
+            deleteAll(c, s.expand("cv_job"));
+            deleteAll(c, s.expand("cv_node"));
             return null;
         });
     }

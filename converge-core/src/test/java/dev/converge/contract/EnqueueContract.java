@@ -161,7 +161,7 @@ public interface EnqueueContract extends HasFixture {
     private Map<Long, String> payloadsById() throws SQLException {
         Map<Long, String> out = new java.util.HashMap<>();
         try (Connection c = fixture().store().dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT id, payload FROM cv_job");
+                PreparedStatement ps = c.prepareStatement(fixture().store().expand("SELECT id, payload FROM cv_job"));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.put(rs.getLong(1), rs.getString(2));

@@ -20,6 +20,9 @@ public final class Harness implements AutoCloseable {
     private final List<Converge> engines = new ArrayList<>();
     private final List<Store> extraStores = new ArrayList<>();
 
+    /** The schema of kind {@code postgres-schema}: the engine's tables apart from the application's. */
+    public static final String SCHEMA = "converge_engine";
+
     public Harness(String kind) {
         this(kind, EngineClock.database());
     }
@@ -38,6 +41,10 @@ public final class Harness implements AutoCloseable {
                 db = ScratchDatabase.create("cv_flow");
                 store = TestStores.postgres(db, true, clock, 12);
             }
+            case "postgres-schema" -> {
+                db = ScratchDatabase.create("cv_flow");
+                store = TestStores.postgresInSchema(db, clock, SCHEMA);
+            }
             default -> throw new IllegalArgumentException(kind);
         }
     }
@@ -51,7 +58,7 @@ public final class Harness implements AutoCloseable {
         if (db == null) {
             return store;
         }
-        Store s = TestStores.postgres(db, true, store.clock(), 8);
+        Store s = Store.open(store.config().toBuilder().maxPoolSize(8).build()); // the same database and schema
         extraStores.add(s);
         return s;
     }

@@ -208,7 +208,7 @@ class ManualHandTest {
             assertThat(engine.job(running).orElseThrow().state()).isEqualTo(JobState.RUNNING);
             sql(h, "UPDATE cv_job SET state = 'available', lease_owner = NULL, lease_expires_at = NULL WHERE id = " + running);
             long seen = engine.job(running).orElseThrow().epoch();
-            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url(), h.store().config().schema()));
             boolean stale = h.store().withConnection(c -> jobs.cancelWaiting(c, running, seen - 1, "stale", null));
             assertThat(stale)
                     .as("an epoch read before the job was leased again cancels nothing").isFalse();

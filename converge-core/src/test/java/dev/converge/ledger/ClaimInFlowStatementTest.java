@@ -33,9 +33,9 @@ class ClaimInFlowStatementTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness("postgres", clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
-            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url()));
-            FlowStore flows = new FlowStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
+            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url(), store.config().schema()));
+            FlowStore flows = new FlowStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             assertThat(ledger.claimsInFlowAtOnce()).isTrue();
             long flow = store.withConnection(c -> flows.insert(c, "f", "s", null, null, null, clock.sqlNow())).orElseThrow();
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "step", "{}", 3), clock.sqlNow()));

@@ -38,9 +38,9 @@ class StaleWorkerTest {
         SettableClock clock = SettableClock.atNow();
         try (Harness h = new Harness(kind, clock)) {
             Store store = h.store();
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
-            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url()));
-            TokenStore tokens = new TokenStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
+            LedgerStore ledger = new LedgerStore(Dialects.forUrl(store.config().url(), store.config().schema()));
+            TokenStore tokens = new TokenStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             store.withConnection(c -> jobs.insert(c, NewJob.simple("default", "stale", "{}", 3), clock.sqlNow()));
             JobLease first = store.withConnection(c -> jobs.lease(c, "default", 1, "node-a", 1000, clock.sqlNow()))
                     .get(0).lease();

@@ -91,7 +91,7 @@ class ClusterTest {
             assertThat(engines.stream().mapToLong(x -> x.stats().succeeded()).sum()).as("completions").isEqualTo(JOBS);
             assertThat(engines.stream().mapToLong(x -> x.stats().leaseLost() + x.stats().abandoned()).sum()).isZero();
             assertThat(engines).allSatisfy(x -> assertThat(x.stats().succeeded()).as("every engine took part").isPositive());
-            Map<JobState, Long> counts = first.withConnection(c -> new JobStore(Dialects.forUrl(first.config().url())).countByState(c, null));
+            Map<JobState, Long> counts = first.withConnection(c -> new JobStore(Dialects.forUrl(first.config().url(), first.config().schema())).countByState(c, null));
             assertThat(counts.get(JobState.SUCCEEDED)).isEqualTo(JOBS);
             assertThat(counts.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(JOBS);
         } finally {

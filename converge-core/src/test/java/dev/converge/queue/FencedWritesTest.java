@@ -32,7 +32,7 @@ class FencedWritesTest {
         try (ScratchDatabase db = kind.equals("postgres") ? ScratchDatabase.create("cv_fenced") : null;
                 Store store = db != null ? TestStores.postgres(db, true, EngineClock.database(), 4)
                         : TestStores.h2(true, EngineClock.database())) {
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             long timed = store.inTransaction(c -> jobs.insert(c, new NewJob("q", "k.timed", "{\"n\":1}", null, 0, 3,
                     1234L, "key-1", null, null, null, null), null).id());
             for (int i = 0; i < 4; i++) {

@@ -26,7 +26,7 @@ class H2LeaseRecheckTest {
     @Test
     void aJobReleasedWithBackoffBetweenTheReadAndTheTakeIsNotTakenEarly() {
         try (Store store = TestStores.h2(true, EngineClock.database())) {
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             long id = store.inTransaction(c -> jobs.insert(c, NewJob.simple("q", "k", "{}", 3), null).id());
             List<LeasedJob> got = store.inTransaction(c -> jobs.lease(releasedMeanwhile(c, id), "q", 10, "node-a",
                     30_000, null));

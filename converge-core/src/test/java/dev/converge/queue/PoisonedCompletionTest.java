@@ -79,7 +79,7 @@ class PoisonedCompletionTest {
                         .flowId());
             }
             // a node leases them all and dies at once: every lease expires on its last attempt
-            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(h.store().config().url(), h.store().config().schema()));
             List<LeasedJob> leased = h.store().inTransaction(c -> jobs.lease(c, "dead", 10, "dead-node", 1, null));
             assertThat(leased).hasSize(6);
 
@@ -100,7 +100,7 @@ class PoisonedCompletionTest {
                 ps.setLong(1, flowId);
                 try (var rs = ps.executeQuery()) {
                     rs.next();
-                    return new JobStore(Dialects.forUrl(h.store().config().url())).get(c, rs.getLong(1)).orElseThrow();
+                    return new JobStore(Dialects.forUrl(h.store().config().url(), h.store().config().schema())).get(c, rs.getLong(1)).orElseThrow();
                 }
             }
         });

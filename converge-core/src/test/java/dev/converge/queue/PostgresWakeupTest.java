@@ -62,7 +62,7 @@ class PostgresWakeupTest {
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
                 Converge producer = Converge.builder(store).declare(PING).build()) {
             producer.enqueueAll(java.util.stream.IntStream.range(0, 200).mapToObj(i -> Job.of(PING, new Ping(i))).toList());
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             try (Connection a = store.dataSource().getConnection(); Connection b = store.dataSource().getConnection()) {
                 a.setAutoCommit(false);
                 b.setAutoCommit(false);

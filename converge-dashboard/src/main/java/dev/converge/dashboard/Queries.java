@@ -58,9 +58,9 @@ final class Queries {
         return out;
     }
 
-    private static void count(Connection c, Map<String, Map<String, Long>> out, String state, String sql)
+    private void count(Connection c, Map<String, Map<String, Long>> out, String state, String sql)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(store.expand(sql)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getString("queue"), q -> new TreeMap<>()).put(state, rs.getLong("n"));
             }
@@ -79,7 +79,7 @@ final class Queries {
         String sql = "SELECT queue, state, FLOOR(EXTRACT(EPOCH FROM finished_at) / " + bucketSeconds + ") AS bucket,"
                 + " COUNT(*) AS n FROM cv_job WHERE finished_at >= ? AND state IN ('succeeded', 'failed')"
                 + " GROUP BY queue, state, FLOOR(EXTRACT(EPOCH FROM finished_at) / " + bucketSeconds + ")";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(store.expand(sql))) {
             ps.setObject(1, at(Instant.ofEpochSecond(firstBucket * bucketSeconds)));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -98,7 +98,8 @@ final class Queries {
     /** state -> count for a table with a state column (cv_flow). */
     Map<String, Long> byState(Connection c, String table) throws SQLException {
         Map<String, Long> out = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state");
+        try (PreparedStatement ps = c.prepareStatement(
+                store.expand("SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state"));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.put(rs.getString("state"), rs.getLong("n"));
@@ -110,7 +111,8 @@ final class Queries {
     /** resource kind -> state -> count. */
     Map<String, Map<String, Long>> ledgerByKind(Connection c) throws SQLException {
         Map<String, Map<String, Long>> out = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT kind, state, COUNT(*) AS n FROM cv_ledger GROUP BY kind, state");
+        try (PreparedStatement ps = c.prepareStatement(
+                store.expand("SELECT kind, state, COUNT(*) AS n FROM cv_ledger GROUP BY kind, state"));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getString("kind"), k -> new TreeMap<>()).put(rs.getString("state"), rs.getLong("n"));
@@ -121,8 +123,8 @@ final class Queries {
 
     /** Entries claimed for longer than {@link #longClaimed} (the partial index on unresolved entries). */
     long longClaimedCount(Connection c, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT COUNT(*) FROM cv_ledger WHERE state = 'claimed' AND updated_at < ?")) {
+        try (PreparedStatement ps = c.prepareStatement(store.expand(
+                "SELECT COUNT(*) FROM cv_ledger WHERE state = 'claimed' AND updated_at < ?"))) {
             ps.setObject(1, at(now.minus(longClaimed)));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -256,7 +258,7 @@ final class Queries {
     }
 
     /** How many rows a FROM … WHERE selects, counted up to {@link #COUNT_CAP} + 1: "more than" past the cap. */
-    private static long capped(Connection c, String fromWhere, List<Object> args) throws SQLException {
+    private long capped(Connection c, String fromWhere, List<Object> args) throws SQLException {
         return ((Number) rows(c, "SELECT COUNT(*) AS n FROM (SELECT 1 AS one" + fromWhere + " LIMIT " + (COUNT_CAP + 1)
                 + ") s", args).get(0).get("n")).longValue();
     }
@@ -434,8 +436,8 @@ final class Queries {
     }
 
     /** Rows as column -> value maps (lower-case names; timestamps as ISO-8601 instants). */
-    static List<Map<String, Object>> rows(Connection c, String sql, List<Object> args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+    List<Map<String, Object>> rows(Connection c, String sql, List<Object> args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(store.expand(sql))) {
             for (int i = 0; i < args.size(); i++) {
                 ps.setObject(i + 1, args.get(i));
             }

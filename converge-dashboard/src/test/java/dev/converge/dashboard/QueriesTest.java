@@ -33,6 +33,16 @@ class QueriesTest {
         }
     }
 
+    /** The same with the engine's tables in a schema of their own, which every query must name. */
+    @Test
+    void onPostgresWithTheEnginesTablesInASchema() {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_dashboard_schema");
+                Store store = Store.open(dev.converge.store.StoreConfig.postgres(db.url()).username(db.user())
+                        .schema("converge_engine").maxPoolSize(4).build())) {
+            check(store);
+        }
+    }
+
     /**
      * A search by error text reads a window of the newest jobs: an old failure beyond it is not
      * found at once, the answer says where the window ended, and asking below that finds it.
@@ -40,6 +50,7 @@ class QueriesTest {
     @Test
     void aSearchByErrorTextGoesOnBeyondItsWindow() {
         try (Store store = TestStores.h2(true, EngineClock.database())) {
+            current = store;
             Instant now = Instant.now();
             store.withConnection(c -> {
                 insert(c, "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, created_at, finished_at,"
@@ -72,7 +83,11 @@ class QueriesTest {
         }
     }
 
+    /** The store whose schema the test's own statements name (the engine's tables may be in one). */
+    private static Store current;
+
     private static void check(Store store) {
+        current = store;
         Instant now = Instant.now();
         long flow = store.withConnection(c -> {
             insert(c, "INSERT INTO cv_flow (kind, subject, state, attention, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -181,7 +196,7 @@ class QueriesTest {
     }
 
     private static void insert(Connection c, String sql, Object... args) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
+        try (PreparedStatement ps = c.prepareStatement(current == null ? sql : current.expand(sql))) {
             for (int i = 0; i < args.length; i++) {
                 ps.setObject(i + 1, args[i] instanceof Instant t ? Queries.at(t) : args[i]);
             }
@@ -190,7 +205,8 @@ class QueriesTest {
     }
 
     private static long one(Connection c, String sql) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql); var rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement(current == null ? sql : current.expand(sql));
+                var rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }

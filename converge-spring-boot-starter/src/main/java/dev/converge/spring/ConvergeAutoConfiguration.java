@@ -36,7 +36,7 @@ public class ConvergeAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Store convergeStore(DataSource dataSource, ConvergeProperties properties) {
-        Store store = Store.of(dataSource);
+        Store store = Store.of(dataSource, dev.converge.time.EngineClock.database(), properties.getSchema());
         if (properties.isMigrate()) {
             store.migrate();
         }

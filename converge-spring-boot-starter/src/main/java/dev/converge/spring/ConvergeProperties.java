@@ -27,6 +27,12 @@ public class ConvergeProperties {
     /** Whether the starter applies the engine's migrations on start (Flyway, own history table cv_schema_history). */
     private boolean migrate = true;
 
+    /**
+     * The schema the engine's tables go in, apart from the application's (created by the
+     * migration); empty: the connections' own schema. A lower-case SQL name.
+     */
+    private String schema;
+
     /** How long a delivery holds its job without a heartbeat. */
     private Duration lease = Duration.ofSeconds(30);
 
@@ -98,6 +104,14 @@ public class ConvergeProperties {
 
     public void setMigrate(boolean migrate) {
         this.migrate = migrate;
+    }
+
+    public String getSchema() {
+        return schema;
+    }
+
+    public void setSchema(String schema) {
+        this.schema = schema == null || schema.isBlank() ? null : schema;
     }
 
     public Duration getLease() {

@@ -90,6 +90,49 @@ class ConvergeAutoConfigurationTest {
     }
 
     @Test
+    void theSchemaPropertyPutsTheEnginesTablesApartFromTheApplicationsAndStillEnlistsTheEnqueue() {
+        greeted.clear();
+        try (ScratchDatabase own = ScratchDatabase.create("cv_starter_schema")) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                            DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                            JdbcTemplateAutoConfiguration.class, ConvergeAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + own.url(), "spring.datasource.username=" + own.user(),
+                            "converge.poll=100ms", "converge.shutdown-grace=2s", "converge.schema=orders_engine")
+                    .withBean("greetHandler", TypedJobHandler.class,
+                            () -> TypedJobHandler.of(GREET, (g, ctx) -> greeted.add(g.name())))
+                    .run(ctx -> {
+                        assertThat(ctx).hasNotFailed();
+                        TransactionalEnqueuer jobs = ctx.getBean(TransactionalEnqueuer.class);
+                        TransactionTemplate tx = new TransactionTemplate(ctx.getBean(
+                                org.springframework.transaction.PlatformTransactionManager.class));
+                        JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+                        jdbc.execute("CREATE TABLE greeting (name TEXT PRIMARY KEY)"); // the application's, in public
+                        tx.executeWithoutResult(s -> {
+                            jdbc.update("INSERT INTO greeting VALUES ('rolled-back')");
+                            jobs.enqueue(GREET, new Greet("rolled-back"));
+                            s.setRollbackOnly();
+                        });
+                        tx.executeWithoutResult(s -> {
+                            jdbc.update("INSERT INTO greeting VALUES ('ada')");
+                            jobs.enqueue(GREET, new Greet("ada"));
+                        });
+                        await().atMost(Duration.ofSeconds(20)).until(() -> greeted.contains("ada"));
+                        assertThat(greeted).containsExactly("ada");
+                        assertThat(jdbc.queryForList("SELECT payload FROM orders_engine.cv_job", String.class))
+                                .as("only the committed transaction's job").singleElement().asString().contains("ada");
+                        assertThat(jdbc.queryForList("SELECT table_schema || '.' || table_name FROM information_schema.tables"
+                                + " WHERE table_name LIKE 'cv\\_%' OR table_name = 'greeting'", String.class))
+                                .contains("orders_engine.cv_job", "orders_engine.cv_schema_history", "public.greeting")
+                                .allMatch(t -> t.startsWith("orders_engine.") || t.equals("public.greeting"));
+                    });
+        }
+        runner().withPropertyValues("converge.schema=Orders-Engine")
+                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("schema must be a lower-case SQL name"));
+    }
+
+    @Test
     void stopsTheEngineWithTheContextAndLeavesThePoolToTheApplication() {
         runner().withBean("greetHandler", TypedJobHandler.class, () -> TypedJobHandler.of(GREET, (g, ctx) -> { }))
                 .run(ctx -> {

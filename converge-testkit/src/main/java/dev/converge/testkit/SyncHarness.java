@@ -123,7 +123,7 @@ public final class SyncHarness implements AutoCloseable {
     private long count(String sql, boolean bindNow) {
         Instant now = clock.sqlNow();
         return store.withConnection(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
+            try (PreparedStatement ps = c.prepareStatement(store.expand(sql))) {
                 if (bindNow) {
                     ps.setObject(1, now.atOffset(ZoneOffset.UTC)); // bound as the engine binds it
                 }

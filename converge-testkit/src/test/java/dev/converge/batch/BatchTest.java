@@ -86,7 +86,7 @@ class BatchTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void callbacksRunOnceWhenJobsCompleteConcurrentlyOnTwoEngines(String kind) {
         Counts n = new Counts();
         try (Harness h = new Harness(kind)) {
@@ -112,7 +112,7 @@ class BatchTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void callbacksRunOnceWhenEveryJobIsDeliveredTwice(String kind) throws Exception {
         Counts n = new Counts();
         dev.converge.testkit.SettableClock clock = dev.converge.testkit.SettableClock.atNow();
@@ -157,7 +157,7 @@ class BatchTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aBatchThatAllowsFailuresRunsToTheEndAndReportsThem(String kind) {
         Counts n = new Counts();
         try (Harness h = new Harness(kind)) {

@@ -65,7 +65,7 @@ class FlowTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aFlowRunsItsStepsInOrderAndReportsSuccessOnce(String kind) {
         try (Harness h = new Harness(kind)) {
             engine = engine(h, null, false, null);
@@ -85,7 +85,7 @@ class FlowTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aFailedFlowCompensatesInReverseBeforeItReports(String kind) {
         try (Harness h = new Harness(kind)) {
             engine = engine(h, "email", false, null);
@@ -104,7 +104,7 @@ class FlowTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aThrowingReportCannotPreventOrUndoCompensation(String kind) {
         try (Harness h = new Harness(kind)) {
             engine = engine(h, "deploy", true, null);
@@ -118,7 +118,7 @@ class FlowTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aCompensationThatGivesUpDoesNotStopTheOthersAndTheFlowNeedsAttention(String kind) {
         try (Harness h = new Harness(kind)) {
             engine = engine(h, "email", false, "deploy");
@@ -135,7 +135,7 @@ class FlowTest {
     static final JobType<Step> GIVES_UP = JobType.of("flow-test.gives-up", Step.class);
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aLinkThatEndsCancelledEndsItsFlow(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge e = h.engine(b -> b.queue("default", 2)

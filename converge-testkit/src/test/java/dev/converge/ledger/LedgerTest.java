@@ -61,7 +61,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aConfirmedEntryIsReturnedWithoutCallingTheLeafAgain(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -76,7 +76,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aDefinitiveFailureReleasesTheClaimAndFailsAtOnce(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -90,7 +90,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aTransientRejectionIsRetriedAndCreatesOnce(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -104,7 +104,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anAmbiguousCreateIsLookedUpAndAdoptedRatherThanRepeated(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -118,7 +118,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anAmbiguousCreateThatDidNotHappenIsLookedUpThenCreated(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -129,7 +129,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anIdempotencyKeyDerivedFromTheEntryMakesTheRetryCollapse(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -142,7 +142,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anUnsafeCreateWithAnUnknownOutcomeIsNotRetriedAndItsFlowNeedsAttention(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -160,7 +160,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aResourceAtTheLeafWithoutOurTagIsAConflictNotAnAdoption(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -175,7 +175,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aResourceAtTheLeafWithOurTagIsAdopted(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -187,7 +187,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aKeyHeldByAnotherSubjectIsAConflict(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h);
@@ -200,7 +200,7 @@ class LedgerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aLeafCallInsideAnOpenTransactionFailsFast(String kind) {
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];

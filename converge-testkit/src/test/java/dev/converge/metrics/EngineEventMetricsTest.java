@@ -64,7 +64,7 @@ class EngineEventMetricsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void countersMatchAKnownWorkloadOfFlows(String kind) {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (Harness h = new Harness(kind)) {

@@ -52,7 +52,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aTokenIsSpentOnceAndTheOperationIsNotRepeated(String kind) {
         CountingMailbox mail = new CountingMailbox(false);
         try (Harness h = new Harness(kind)) {
@@ -68,7 +68,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aDefinitiveFailureGivesTheTokenBack(String kind) {
         AtomicInteger calls = new AtomicInteger();
         TokenOperation<String> refusesOnce = new TokenOperation<>() {
@@ -98,7 +98,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anUnknownSendIsResolvedByAskingTheLeafNotByRepeatingIt(String kind) {
         CountingMailbox mail = new CountingMailbox(true).dropAfterAccept(1);
         try (Harness h = new Harness(kind)) {
@@ -113,7 +113,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aTokenLeftUsedByAnOwnerThatEndedIsSettledByAskingTheLeaf(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         // "sent": dies right after the send; "lost": dies after marking the use, before anything went out
@@ -161,7 +161,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anUnknownSendThatCannotBeLookedUpIsNeverRepeatedAndNeedsAPerson(String kind) {
         CountingMailbox mail = new CountingMailbox(false).dropAfterAccept(1);
         try (Harness h = new Harness(kind)) {
@@ -197,7 +197,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aTokenWhoseSettlingFailedOnceIsNeverHandedOutAgain(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         AtomicInteger lookups = new AtomicInteger();
@@ -229,7 +229,7 @@ class TokenTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "postgres"})
+    @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aRetryOfASubjectlessUseGetsTheTokenItAlreadyUsedNotASecondOne(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         try (Harness h = new Harness(kind)) {

@@ -16,7 +16,7 @@ public final class ClaimService implements Claims {
 
     public ClaimService(Store store, String node) {
         this.store = store;
-        this.table = new ClaimStore(Dialects.forUrl(store.config().url()));
+        this.table = new ClaimStore(Dialects.forUrl(store.config().url(), store.config().schema()));
         this.node = node;
     }
 

@@ -28,7 +28,7 @@ public final class LeaderRounds {
 
     private final Store store;
     private final String nodeId;
-    private final SchemaProbe table = SchemaProbe.table("cv_leader_round");
+    private final SchemaProbe table;
     private final Map<String, Long> lastWritten = new ConcurrentHashMap<>();
     private final Sql touch;
     private final Sql changed;
@@ -39,7 +39,8 @@ public final class LeaderRounds {
     public LeaderRounds(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialects.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url(), store.config().schema());
+        this.table = SchemaProbe.table(d, "cv_leader_round");
         this.touch = sql(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "
                 + "detail = :detail WHERE task = :task");
         this.changed = sql(d, "UPDATE cv_leader_round SET node_id = :node, round_at = {now}, outcome = :outcome, "

@@ -101,7 +101,7 @@ public final class LedgerEngine implements dev.converge.ledger.Ledger {
      */
     public LedgerEngine(EngineRuntime rt, FlowService flows, ResourceTypes types, String systemQueue,
             Function<Job<?>, Long> enqueue, dev.converge.ledger.ResourceTags tags, Function<Job<?>, JobSpec> encoder) {
-        this.ops = new LedgerOps(rt, new LedgerStore(Dialects.forUrl(rt.store().config().url())), flows, types, tags);
+        this.ops = new LedgerOps(rt, new LedgerStore(Dialects.forUrl(rt.store().config().url(), rt.store().config().schema())), flows, types, tags);
         JobType<EntryRef> teardownType = teardownType(systemQueue);
         this.ensure = new EnsureResource(ops, id -> Job.of(teardownType, new EntryRef(id)), encoder);
         this.teardown = new TeardownEntry(ops);

@@ -193,7 +193,7 @@ public final class MicrometerBinding implements ConvergeMetrics {
 
     private void read(Statement st, Set<String> seen, String sql, String name, String description, List<String> tagNames)
             throws java.sql.SQLException {
-        try (ResultSet rs = st.executeQuery(sql)) {
+        try (ResultSet rs = st.executeQuery(store.expand(sql))) {
             while (rs.next()) {
                 String[] tags = new String[tagNames.size() * 2];
                 for (int i = 0; i < tagNames.size(); i++) {

@@ -33,7 +33,7 @@ public final class EngineRuntime {
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
             Function<Throwable, Duration> waitsBehind, EngineObservers events) {
-        Dialect dialect = Dialects.forUrl(store.config().url());
+        Dialect dialect = Dialects.forUrl(store.config().url(), store.config().schema());
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-timeouts"));
         this.node = new Shared(store, dialect, nodeId, settings, registry, crashPlan, new JobFinisher(hooks, nodeId),
                 cancellation, events, timers);

@@ -65,7 +65,7 @@ public final class Fleet implements AutoCloseable {
         this.jobTypes = String.join(",", jobTypes);
         this.every = every;
         this.liveMs = live.toMillis();
-        Dialect d = Dialects.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url(), store.config().schema());
         this.register = sql(d, "INSERT INTO cv_node (node_id, version, queues, job_types, started_at, last_seen) "
                 + "VALUES (:id, :version, :queues, :types, {now}, {now})" + d.onConflictDoNothing());
         this.touch = sql(d, "UPDATE cv_node SET version = :version, queues = :queues, job_types = :types, "

@@ -58,7 +58,7 @@ public final class HistoryRecorder implements EngineObserver {
     public HistoryRecorder(Store store, String nodeId) {
         this.store = store;
         this.nodeId = nodeId;
-        Dialect d = Dialects.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url(), store.config().schema());
         StringBuilder cols = new StringBuilder();
         StringBuilder vals = new StringBuilder();
         StringBuilder sums = new StringBuilder();

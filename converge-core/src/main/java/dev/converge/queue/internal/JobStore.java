@@ -66,6 +66,7 @@ public final class JobStore {
     private final Sql cancelWaiting;
 
     public JobStore(Dialect dialect) {
+        this.attemptsTable = dev.converge.store.internal.SchemaProbe.table(dialect, "cv_job_attempt");
         this.dialect = dialect;
         String insertSql = "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, "
                 + "batch_id, chain_id, chain_pos, flow_id, created_at, trace_parent) VALUES (:queue, :kind, :payload, 'available', "
@@ -73,10 +74,10 @@ public final class JobStore {
                 + ":flow_id, {now}, :trace_parent)";
         this.insert = sql(dialect, insertSql + dialect.onConflictDoNothing());
         this.insertAlone = dialect.writesThroughWith()
-                ? "INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, created_at, "
+                ? dialect.expand("INSERT INTO cv_job (queue, kind, payload, state, run_at, max_attempts, timeout_ms, unique_key, created_at, "
                         + "trace_parent) VALUES (?, ?, ?, 'available', COALESCE(CAST(? AS TIMESTAMP WITH TIME ZONE), "
                         + "statement_timestamp() + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond'), ?, ?, ?, "
-                        + "statement_timestamp(), ?)" + dialect.onConflictDoNothing() + " RETURNING id"
+                        + "statement_timestamp(), ?)" + dialect.onConflictDoNothing() + " RETURNING id")
                 : null;
         this.insertNotifying = dialect.supportsListen()
                 ? sql(dialect, "WITH j AS (" + insertSql + dialect.onConflictDoNothing() + " RETURNING id, queue) "
@@ -337,8 +338,7 @@ public final class JobStore {
     }
 
     /** {@code cv_job_attempt}, absent on the previous release's schema. */
-    private final dev.converge.store.internal.SchemaProbe attemptsTable =
-            dev.converge.store.internal.SchemaProbe.table("cv_job_attempt");
+    private final dev.converge.store.internal.SchemaProbe attemptsTable;
 
     private boolean attemptsTable(Connection c) throws SQLException {
         return attemptsTable.present(c);

@@ -52,7 +52,7 @@ public final class UnhandledJobs implements AutoCloseable {
         this.rt = rt;
         this.queues = List.copyOf(queues);
         this.fleet = fleet;
-        this.dialect = Dialects.forUrl(rt.store().config().url());
+        this.dialect = Dialects.forUrl(rt.store().config().url(), rt.store().config().schema());
         this.overdue = sql(dialect, "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
                 + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-unhandled"));

@@ -37,7 +37,7 @@ public final class RecurringJobsService implements RecurringJobs {
 
     public RecurringJobsService(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
-        this.table = new RecurringStore(Dialects.forUrl(store.config().url()));
+        this.table = new RecurringStore(Dialects.forUrl(store.config().url(), store.config().schema()));
         this.jobs = List.copyOf(jobs);
         this.enqueuer = enqueuer;
     }

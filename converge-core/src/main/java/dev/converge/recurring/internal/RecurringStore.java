@@ -24,7 +24,7 @@ final class RecurringStore {
     private static final String COLUMNS = "name, last_slot, last_job_id, skipped";
     private static final String PAUSE_COLUMNS = ", paused_at, last_action, action_by, action_reason, action_at";
 
-    private final SchemaProbe pauseColumns = SchemaProbe.column("cv_recurring", "paused_at");
+    private final SchemaProbe pauseColumns;
     private final Sql lock;
     private final Sql get;
     private final Sql lockPaused;
@@ -36,6 +36,7 @@ final class RecurringStore {
     private final Sql ran;
 
     RecurringStore(Dialect dialect) {
+        this.pauseColumns = SchemaProbe.column(dialect, "cv_recurring", "paused_at");
         this.lock = sql(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");
         this.get = sql(dialect, "SELECT " + COLUMNS + " FROM cv_recurring WHERE name = :name");
         this.lockPaused = sql(dialect, "SELECT " + COLUMNS + PAUSE_COLUMNS + " FROM cv_recurring WHERE name = :name FOR UPDATE");

@@ -45,7 +45,7 @@ public final class RetentionService implements Retention {
     public RetentionService(Store store, RetentionPolicy policy) {
         this.store = store;
         this.policy = policy;
-        Dialect d = Dialects.forUrl(store.config().url());
+        Dialect d = Dialects.forUrl(store.config().url(), store.config().schema());
         for (String s : FINISHED) {
             // the state is a literal, so PostgreSQL matches the partial "finished" indexes of V7
             jobsByState.add(sql(d, "SELECT j.id FROM cv_job j WHERE j.state = '" + s + "' "
@@ -183,22 +183,22 @@ public final class RetentionService implements Retention {
         return total;
     }
 
-    private static int deleteIds(Connection c, String table, List<Long> ids, String recheck) throws SQLException {
+    private int deleteIds(Connection c, String table, List<Long> ids, String recheck) throws SQLException {
         return deleteWhere(c, table, "id", ids, recheck);
     }
 
-    private static int deleteWhere(Connection c, String table, String column, List<Long> ids) throws SQLException {
+    private int deleteWhere(Connection c, String table, String column, List<Long> ids) throws SQLException {
         return deleteWhere(c, table, column, ids, "");
     }
 
-    private static int deleteWhere(Connection c, String table, String column, List<Long> ids, String recheck)
+    private int deleteWhere(Connection c, String table, String column, List<Long> ids, String recheck)
             throws SQLException {
         StringJoiner in = new StringJoiner(",", "(", ")");
         for (Long id : ids) {
             in.add(Long.toString(id)); // numbers only: nothing a caller wrote reaches this text
         }
         try (Statement st = c.createStatement()) {
-            return st.executeUpdate("DELETE FROM " + table + " WHERE " + column + " IN " + in + recheck);
+            return st.executeUpdate("DELETE FROM " + store.expand(table) + " WHERE " + column + " IN " + in + recheck);
         }
     }
 }

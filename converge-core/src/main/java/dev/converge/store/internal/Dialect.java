@@ -104,7 +104,17 @@ public interface Dialect {
         }
     }
 
-    /** Expands the time tokens of a template. */
+    /** The schema the engine's tables are in, or null for the connection's own (the default). */
+    default String schema() {
+        return null;
+    }
+
+    /** An engine table's name as statements must say it: in {@link #schema()} when there is one. */
+    default String table(String name) {
+        return EngineTables.qualify(name, schema());
+    }
+
+    /** Expands the time tokens of a template and puts the engine's tables in {@link #schema()}. */
     default String expand(String template) {
         String sql = template;
         int start;
@@ -113,6 +123,6 @@ public interface Dialect {
             String param = sql.substring(start + 6, end);
             sql = sql.substring(0, start) + nowPlusMillis(param) + sql.substring(end + 1);
         }
-        return sql.replace("{now}", now());
+        return EngineTables.qualify(sql.replace("{now}", now()), schema());
     }
 }

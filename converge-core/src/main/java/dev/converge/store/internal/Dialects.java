@@ -7,11 +7,16 @@ public final class Dialects {
 
     /** The dialect of a {@code jdbc:postgresql:} or {@code jdbc:h2:} URL; any other is refused. */
     public static Dialect forUrl(String jdbcUrl) {
+        return forUrl(jdbcUrl, null);
+    }
+
+    /** The dialect of a URL with the engine's tables in {@code schema} (null: the connection's own). */
+    public static Dialect forUrl(String jdbcUrl, String schema) {
         if (jdbcUrl.startsWith("jdbc:postgresql:")) {
-            return new PostgresDialect();
+            return new PostgresDialect(schema);
         }
         if (jdbcUrl.startsWith("jdbc:h2:")) {
-            return new H2Dialect();
+            return new H2Dialect(schema);
         }
         throw new IllegalArgumentException(
                 "unsupported database URL (expected jdbc:postgresql: or jdbc:h2:): " + redactUrl(jdbcUrl));

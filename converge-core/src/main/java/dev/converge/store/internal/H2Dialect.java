@@ -15,6 +15,22 @@ import java.util.List;
  * notification, so waking is in-process only.
  */
 public final class H2Dialect implements Dialect {
+    private final String schema;
+
+    /** The engine's tables in the connection's own schema. */
+    public H2Dialect() {
+        this(null);
+    }
+
+    /** The engine's tables in {@code schema}, or in the connection's own when it is null. */
+    public H2Dialect(String schema) {
+        this.schema = schema;
+    }
+
+    @Override
+    public String schema() {
+        return schema;
+    }
 
     @Override
     public String name() {
@@ -60,7 +76,7 @@ public final class H2Dialect implements Dialect {
     @Override
     public long[] insertMany(Connection c, BulkInsert insert) throws SQLException {
         List<BulkInsert.Column> cols = insert.columns();
-        StringBuilder sql = new StringBuilder("INSERT INTO ").append(insert.table()).append(" (");
+        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table(insert.table())).append(" (");
         StringBuilder marks = new StringBuilder();
         for (int i = 0; i < cols.size(); i++) {
             sql.append(i == 0 ? "" : ", ").append(cols.get(i).name());
@@ -115,6 +131,6 @@ public final class H2Dialect implements Dialect {
 
     @Override
     public String toString() {
-        return "H2";
+        return schema == null ? "H2" : "H2 (schema " + schema + ")";
     }
 }

@@ -15,6 +15,22 @@ import java.util.Objects;
 
 /** PostgreSQL: the production store. Bulk inserts go through {@code unnest} of arrays, thousands per statement. */
 public final class PostgresDialect implements Dialect {
+    private final String schema;
+
+    /** The engine's tables in the connection's own schema. */
+    public PostgresDialect() {
+        this(null);
+    }
+
+    /** The engine's tables in {@code schema}, or in the connection's own when it is null. */
+    public PostgresDialect(String schema) {
+        this.schema = schema;
+    }
+
+    @Override
+    public String schema() {
+        return schema;
+    }
     /** Rows per bulk statement: large enough to amortise the round trip, small enough to stay well under protocol limits. */
     static final int BULK_ROWS = 5000;
 
@@ -133,7 +149,7 @@ public final class PostgresDialect implements Dialect {
         String source = arrays.isEmpty()
                 ? "generate_series(1, " + slice.size() + ") AS t(ord)"
                 : "unnest(" + String.join(", ", arrays) + ") WITH ORDINALITY AS t(" + String.join(", ", varyingNames) + ", ord)";
-        String text = "INSERT INTO " + insert.table() + " (" + columnList(cols) + ") SELECT " + select + " FROM " + source
+        String text = "INSERT INTO " + table(insert.table()) + " (" + columnList(cols) + ") SELECT " + select + " FROM " + source
                 + " ORDER BY t.ord" + (insert.conflictColumn() == null ? " RETURNING id"
                         : onConflictDoNothing() + " RETURNING id, " + insert.conflictColumn());
         try (PreparedStatement ps = c.prepareStatement(text)) {
@@ -228,6 +244,6 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public String toString() {
-        return "PostgreSQL";
+        return schema == null ? "PostgreSQL" : "PostgreSQL (schema " + schema + ")";
     }
 }

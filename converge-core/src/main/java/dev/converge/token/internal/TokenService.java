@@ -58,7 +58,7 @@ public final class TokenService implements Tokens {
     public TokenService(EngineRuntime rt, FlowService flows, java.util.function.Function<dev.converge.queue.Job<?>, Long> enqueue,
             String systemQueue) {
         this.rt = rt;
-        this.store = new TokenStore(Dialects.forUrl(rt.store().config().url()));
+        this.store = new TokenStore(Dialects.forUrl(rt.store().config().url(), rt.store().config().schema()));
         this.flows = flows;
         this.enqueue = enqueue;
         this.resolveType = resolveType(systemQueue);

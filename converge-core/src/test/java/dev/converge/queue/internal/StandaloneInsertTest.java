@@ -28,7 +28,7 @@ class StandaloneInsertTest {
     void writesTheRowTheGeneralStatementWrites() throws Exception {
         try (ScratchDatabase db = ScratchDatabase.create("cv_alone");
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 2)) {
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             Instant at = Instant.now().plus(Duration.ofHours(3)).truncatedTo(ChronoUnit.MICROS);
             List<NewJob> variants = List.of(
                     NewJob.simple("q1", "k.plain", "{\"n\":1}", 25),
@@ -71,7 +71,7 @@ class StandaloneInsertTest {
     void aTakenUniqueKeyGivesTheExistingJob() throws Exception {
         try (ScratchDatabase db = ScratchDatabase.create("cv_alone_key");
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 2)) {
-            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url()));
+            JobStore jobs = new JobStore(Dialects.forUrl(store.config().url(), store.config().schema()));
             NewJob job = NewJob.simple("q", "k", "{}", 5).withUniqueKey("only-one");
             try (Connection c = store.dataSource().getConnection()) {
                 JobStore.Inserted first = jobs.insert(c, job, null);
