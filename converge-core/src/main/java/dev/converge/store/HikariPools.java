@@ -31,8 +31,10 @@ final class HikariPools {
         hc.setAutoCommit(config.autoCommit());
         hc.setPoolName(config.poolName());
         hc.setConnectionTimeout(config.connectionTimeout().toMillis());
-        // fail at start if the database is not there, but let a running engine ride out outages
-        hc.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        // no connection is required to build the pool: Store.open waits for the database itself, telling a
+        // database that is not there yet (it waits) from one that refuses (it fails), then a running
+        // engine rides out outages
+        hc.setInitializationFailTimeout(-1);
         return new HikariDataSource(hc);
     }
 }

@@ -58,12 +58,31 @@ public final class Store implements AutoCloseable {
         DataSource ds = HikariPools.open(config);
         Store store = new Store(config, ds, (AutoCloseable) ds);
         try {
+            StartupWait wait = new StartupWait(config.startupWait(), Dialects.redactUrl(config.url()));
+            wait.until(() -> {
+                try (Connection c = ds.getConnection()) {
+                    return null;
+                }
+            });
             if (config.migrate()) {
-                store.migrate();
+                wait.until(() -> {
+                    store.migrate();
+                    return null;
+                });
             }
         } catch (RuntimeException e) {
             store.close();
             throw e;
+        } catch (InterruptedException e) {
+            store.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the database at "
+                    + Dialects.redactUrl(config.url()), e);
+        } catch (Exception e) {
+            store.close();
+            String message = "cannot reach the database at " + Dialects.redactUrl(config.url())
+                    + (config.startupWait().isZero() ? "" : " (waited up to " + config.startupWait().toSeconds() + " s)");
+            throw e instanceof SQLException sql ? new StoreException(message, sql) : new IllegalStateException(message, e);
         }
         return store;
     }

@@ -20,6 +20,7 @@ public final class StoreConfig {
     private final Duration connectionTimeout;
     private final String poolName;
     private final String schema;
+    private final Duration startupWait;
 
     private StoreConfig(Builder b) {
         this.url = b.url;
@@ -32,6 +33,7 @@ public final class StoreConfig {
         this.connectionTimeout = b.connectionTimeout;
         this.poolName = b.poolName;
         this.schema = b.schema;
+        this.startupWait = b.startupWait;
     }
 
     /** A builder of a store configuration: a JDBC URL and credentials, the pool's size and timeouts. */
@@ -61,6 +63,7 @@ public final class StoreConfig {
         b.connectionTimeout = connectionTimeout;
         b.poolName = poolName;
         b.schema = schema;
+        b.startupWait = startupWait;
         return b;
     }
 
@@ -105,11 +108,20 @@ public final class StoreConfig {
         return schema;
     }
 
+    /** How long {@link Store#open} waits for a database that cannot be reached yet (see {@link Builder#startupWait}). */
+    public Duration startupWait() {
+        return startupWait;
+    }
+
     @Override
     public String toString() {
         return "StoreConfig{url=" + Dialects.redactUrl(url) + ", user=" + username + ", pool=" + maxPoolSize
                 + ", autoCommit=" + autoCommit + ", clock=" + clock + (schema == null ? "" : ", schema=" + schema) + "}";
     }
+
+    /** The default of {@link Builder#startupWait}, in seconds. */
+    public static final int DEFAULT_STARTUP_WAIT_SECONDS = 60;
+    private static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(DEFAULT_STARTUP_WAIT_SECONDS);
 
     private static final java.util.regex.Pattern SCHEMA = java.util.regex.Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
@@ -125,6 +137,7 @@ public final class StoreConfig {
         private Duration connectionTimeout = Duration.ofSeconds(5);
         private String poolName = "converge";
         private String schema;
+        private Duration startupWait = DEFAULT_STARTUP_WAIT;
 
         private Builder() {
         }
@@ -192,6 +205,21 @@ public final class StoreConfig {
                         + " or '_', at most 63), was '" + schema + "'");
             }
             this.schema = schema;
+            return this;
+        }
+
+        /**
+         * How long opening the store waits for a database it cannot reach yet (refused, or still
+         * starting up), trying again every second and logging what it waits for, before it fails:
+         * a node started while the database restarts comes up with it instead of exiting. A
+         * database that answers with a refusal of its own (no such database, bad credentials) fails
+         * at once. Default {@value #DEFAULT_STARTUP_WAIT_SECONDS} s; zero fails on the first try.
+         */
+        public Builder startupWait(Duration wait) {
+            if (wait == null || wait.isNegative() || wait.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("startupWait must be between 0 and 1 hour, was " + wait);
+            }
+            this.startupWait = wait;
             return this;
         }
 
