@@ -61,21 +61,7 @@ class ConvergeAutoConfigurationTest {
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed().hasSingleBean(Converge.class).hasSingleBean(Store.class);
-                    TransactionalEnqueuer jobs = ctx.getBean(TransactionalEnqueuer.class);
-                    TransactionTemplate tx = new TransactionTemplate(ctx.getBean(
-                            org.springframework.transaction.PlatformTransactionManager.class));
-                    JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-                    jdbc.execute("CREATE TABLE IF NOT EXISTS greeting (name TEXT PRIMARY KEY)");
-                    tx.executeWithoutResult(s -> {
-                        jdbc.update("INSERT INTO greeting VALUES ('rolled-back')");
-                        jobs.enqueue(GREET, new Greet("rolled-back"));
-                        s.setRollbackOnly();
-                    });
-                    tx.executeWithoutResult(s -> {
-                        jdbc.update("INSERT INTO greeting VALUES ('ada')");
-                        jobs.enqueue(GREET, new Greet("ada"));
-                    });
-                    await().atMost(Duration.ofSeconds(20)).until(() -> greeted.contains("ada"));
+                    JdbcTemplate jdbc = greetInTwoTransactionsOneRolledBack(ctx);
                     assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM cv_job WHERE payload LIKE '%rolled-back%'",
                             Long.class)).as("the job of a rolled-back transaction").isZero();
                     assertThat(greeted).containsExactly("ada");
@@ -103,21 +89,7 @@ class ConvergeAutoConfigurationTest {
                             () -> TypedJobHandler.of(GREET, (g, ctx) -> greeted.add(g.name())))
                     .run(ctx -> {
                         assertThat(ctx).hasNotFailed();
-                        TransactionalEnqueuer jobs = ctx.getBean(TransactionalEnqueuer.class);
-                        TransactionTemplate tx = new TransactionTemplate(ctx.getBean(
-                                org.springframework.transaction.PlatformTransactionManager.class));
-                        JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-                        jdbc.execute("CREATE TABLE greeting (name TEXT PRIMARY KEY)"); // the application's, in public
-                        tx.executeWithoutResult(s -> {
-                            jdbc.update("INSERT INTO greeting VALUES ('rolled-back')");
-                            jobs.enqueue(GREET, new Greet("rolled-back"));
-                            s.setRollbackOnly();
-                        });
-                        tx.executeWithoutResult(s -> {
-                            jdbc.update("INSERT INTO greeting VALUES ('ada')");
-                            jobs.enqueue(GREET, new Greet("ada"));
-                        });
-                        await().atMost(Duration.ofSeconds(20)).until(() -> greeted.contains("ada"));
+                        JdbcTemplate jdbc = greetInTwoTransactionsOneRolledBack(ctx); // greeting: in public
                         assertThat(greeted).containsExactly("ada");
                         assertThat(jdbc.queryForList("SELECT payload FROM orders_engine.cv_job", String.class))
                                 .as("only the committed transaction's job").singleElement().asString().contains("ada");
@@ -130,6 +102,31 @@ class ConvergeAutoConfigurationTest {
         runner().withPropertyValues("converge.schema=Orders-Engine")
                 .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
                         .hasMessageContaining("schema must be a lower-case SQL name"));
+    }
+
+    /**
+     * The application's row and the engine's job in one Spring transaction, twice: the first rolled
+     * back, the second committed and its job run. The application's table is where its connections
+     * put it.
+     */
+    private static JdbcTemplate greetInTwoTransactionsOneRolledBack(
+            org.springframework.context.ApplicationContext ctx) {
+        TransactionalEnqueuer jobs = ctx.getBean(TransactionalEnqueuer.class);
+        TransactionTemplate tx = new TransactionTemplate(ctx.getBean(
+                org.springframework.transaction.PlatformTransactionManager.class));
+        JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+        jdbc.execute("CREATE TABLE IF NOT EXISTS greeting (name TEXT PRIMARY KEY)");
+        tx.executeWithoutResult(s -> {
+            jdbc.update("INSERT INTO greeting VALUES ('rolled-back')");
+            jobs.enqueue(GREET, new Greet("rolled-back"));
+            s.setRollbackOnly();
+        });
+        tx.executeWithoutResult(s -> {
+            jdbc.update("INSERT INTO greeting VALUES ('ada')");
+            jobs.enqueue(GREET, new Greet("ada"));
+        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> greeted.contains("ada"));
+        return jdbc;
     }
 
     @Test
