@@ -42,7 +42,7 @@ class ClaimRoundTripTest {
     final CountingLeaf repos = CountingLeaf.uniqueByKey("claim-round-trips.repo");
 
     @ParameterizedTest(name = "{0}: {2} in a flow, {3} outside")
-    @CsvSource({"postgres, 'the claim (one statement), the cancellation probe, the confirm', 3, 2",
+    @CsvSource({"postgres, 'the claim (one statement, which also answers the cancellation probe), the confirm', 2, 2",
         "h2, 'the claim (insert, flow lock, compensation, commit), the cancellation probe, the confirm', 6, 2"})
     void aFreshGuardedStepCostsTheFewestRoundTrips(String kind, String what, int inFlow, int outside) {
         try (Harness h = new Harness(kind)) {

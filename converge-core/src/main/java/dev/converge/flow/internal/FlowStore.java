@@ -337,10 +337,13 @@ public final class FlowStore {
      * running (either may be null). One round trip for both.
      */
     public boolean cancelled(Connection c, Long batchId, Long flowId) throws SQLException {
-        return states.queryOne(c, Params.of().bigint("batch_id", batchId).bigint("flow_id", flowId), rs -> {
-            String flow = rs.getString("flow_state");
-            return "cancelled".equals(rs.getString("batch_state")) || (flow != null && !"running".equals(flow));
-        });
+        return states.queryOne(c, Params.of().bigint("batch_id", batchId).bigint("flow_id", flowId),
+                rs -> calledOff(rs.getString("batch_state"), rs.getString("flow_state")));
+    }
+
+    /** Whether a step is called off, from its batch's and its flow's states as stored (either may be null). */
+    public static boolean calledOff(String batchState, String flowState) {
+        return "cancelled".equals(batchState) || (flowState != null && !"running".equals(flowState));
     }
 
     static String truncate(String s) {

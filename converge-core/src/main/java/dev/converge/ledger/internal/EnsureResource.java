@@ -63,8 +63,8 @@ final class EnsureResource {
             String[] outcome) {
         TransactionGuard.assertNoTransaction("leaf " + type.kind());
         String tag = ops.tags.tagFor(subject);
-        boolean[] fresh = new boolean[1];
-        LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params, fresh);
+        Claimed got = new Claimed();
+        LedgerEntry e = claim(ctx, type, key, subject, params == null ? Map.of() : params, got);
         if (e.state() == LedgerState.CONFIRMED) {
             outcome[0] = "existing";
             return e;
@@ -82,15 +82,24 @@ final class EnsureResource {
             throw unknown(ctx, e, "an earlier create ended without a known outcome and " + type.kind()
                     + " cannot be looked up", null);
         }
-        return create(ctx, type, e, fresh[0], tag, params, outcome);
+        return create(ctx, type, e, got, tag, params, outcome);
     }
 
     /**
-     * Returns the entry confirmed for this subject, or one claimed by this delivery; {@code fresh[0]} says
-     * whether this claim began the entry's generation (nobody can have sent its create yet).
+     * What the claim learnt besides the entry: whether it began the entry's generation (nobody can have sent
+     * its create yet), and whether the step was called off at that moment, if the claiming statement could
+     * tell (null: ask before creating).
+     */
+    private static final class Claimed {
+        boolean fresh;
+        Boolean calledOff;
+    }
+
+    /**
+     * Returns the entry confirmed for this subject, or one claimed by this delivery; {@code got} says how.
      */
     private LedgerEntry claim(Delivery ctx, ResourceType type, String key, String subject, Map<String, Object> params,
-            boolean[] fresh) {
+            Claimed got) {
         JobLease me = ctx.lease();
         Long flowId = ctx.flowId().orElse(null);
         // kept for a create that can be resent with the entry's key: teardown and the reaper learn
@@ -102,9 +111,10 @@ final class EnsureResource {
             // claim is no side effect outside, and the create asks right before it sends (R7); a cancelled step
             // releases its fresh claim there (nobody sent its create).
             ctx.checkLease();
-            Fresh tried = claimFresh(type, key, flowId, subject, kept, me);
+            Fresh tried = claimFresh(type, key, flowId, ctx.batchId().orElse(null), subject, kept, me);
             if (tried.claimed().isPresent()) {
-                fresh[0] = true;
+                got.fresh = true;
+                got.calledOff = tried.calledOff();
                 return tried.claimed().get();
             }
             Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
@@ -139,7 +149,7 @@ final class EnsureResource {
             if (unresolved && ctx.cancelled()) {
                 throw new JobCancelledException("cancelled before creating " + type.kind() + " '" + key + "' (R7)");
             }
-            fresh[0] = !unresolved;
+            got.fresh = !unresolved;
             ctx.checkLease();
             // the claiming write returns the row as it wrote it: the compensation needs its id, and the caller
             // gets it without a read inside the transaction or after the commit
@@ -168,9 +178,10 @@ final class EnsureResource {
 
     /**
      * The claim of a key nobody holds yet: the entry written, or empty (the key is taken, or the delivery lost
-     * its lease); {@code refusal} is set when the flow refused its compensation (it has ended).
+     * its lease); {@code refusal} is set when the flow refused its compensation (it has ended), {@code calledOff}
+     * when the claiming statement also read whether the step was called off.
      */
-    private record Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal) {
+    private record Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal, Boolean calledOff) {
     }
 
     /**
@@ -178,27 +189,27 @@ final class EnsureResource {
      * registered as the flow's compensation with it, under the flow row's shared lock: on PostgreSQL in one
      * statement, elsewhere in one transaction of several (where the flow's refusal rolls the insert back).
      */
-    private Fresh claimFresh(ResourceType type, String key, Long flowId, String subject, Map<String, Object> kept,
-            JobLease me) {
+    private Fresh claimFresh(ResourceType type, String key, Long flowId, Long batchId, String subject,
+            Map<String, Object> kept, JobLease me) {
         if (flowId == null) {
             return new Fresh(ops.db(c -> ops.store.insertClaim(c, type.kind(), key, null, subject, type.createSafety(),
-                    kept, me, ops.now())), null);
+                    kept, me, ops.now())), null, null);
         }
         Optional<CompensationOf> stored = ops.store.claimsInFlowAtOnce() ? storedAroundId() : Optional.empty();
         if (stored.isEmpty()) {
             return new Fresh(ops.tx(c -> compensated(c, flowId, ops.store.insertClaim(c, type.kind(), key, flowId,
-                    subject, type.createSafety(), kept, me, ops.now()), true)), null);
+                    subject, type.createSafety(), kept, me, ops.now()), true)), null, null);
         }
-        FlowClaim got = ops.db(c -> ops.store.insertClaimInFlow(c, type.kind(), key, flowId, subject,
+        FlowClaim got = ops.db(c -> ops.store.insertClaimInFlow(c, type.kind(), key, flowId, batchId, subject,
                 type.createSafety(), kept, stored.get(), me, ops.now()));
         if (got.claimed().isPresent()) {
-            return new Fresh(got.claimed(), null);
+            return new Fresh(got.claimed(), null, got.calledOff());
         }
         if (got.flowState() == null) {
-            return new Fresh(Optional.empty(), new IllegalStateException("flow " + flowId + " does not exist"));
+            return new Fresh(Optional.empty(), new IllegalStateException("flow " + flowId + " does not exist"), null);
         }
         return new Fresh(Optional.empty(), FlowTracker.ACCEPTS_COMPENSATIONS.contains(got.flowState()) ? null
-                : FlowTracker.ended(flowId, got.flowState()));
+                : FlowTracker.ended(flowId, got.flowState()), null);
     }
 
     /**
@@ -269,10 +280,13 @@ final class EnsureResource {
         return adopted.get();
     }
 
-    private LedgerEntry create(Delivery ctx, ResourceType type, LedgerEntry e, boolean fresh, String tag,
+    private LedgerEntry create(Delivery ctx, ResourceType type, LedgerEntry e, Claimed got, String tag,
             Map<String, Object> params, String[] outcome) {
-        if (ctx.cancelled()) {
-            if (fresh) {
+        // R7: asked right before the create, unless the claim that began this generation just read it (a lookup at
+        // the leaf may have run since; a cancellation that lands after the answer is the same race as one landing
+        // during the create, and the compensation registered with the claim tears down what the create makes)
+        if (got.calledOff != null ? got.calledOff : ctx.cancelled()) {
+            if (got.fresh) {
                 // this generation began with this delivery's claim: no create of it was ever sent
                 ops.db(c -> ops.store.release(c, e.id(), "cancelled before create", ctx.lease(), ops.now()));
             }

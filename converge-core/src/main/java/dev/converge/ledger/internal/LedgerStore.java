@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.converge.ConvergeException;
 import dev.converge.flow.FlowState;
+import dev.converge.flow.internal.FlowStore;
 import dev.converge.flow.internal.FlowTracker;
 import dev.converge.ledger.LedgerEntry;
 import dev.converge.ledger.LedgerState;
@@ -152,7 +153,9 @@ public final class LedgerStore {
      * entry inserted for this delivery (fenced by its lease, as {@link #insertClaim}), the compensation
      * inserted with the entry's id in its payload, and the entry returned with the flow's state. In
      * autocommit the statement commits at once: the flow cannot end, nor its compensation decide what to
-     * undo, between the check and the commit, and the entry never exists without its compensation.
+     * undo, between the check and the commit, and the entry never exists without its compensation. The
+     * step's batch's state comes back too, read in the same snapshot: with the flow's, it answers whether the
+     * step was called off (R7) without a round trip of its own.
      */
     private static String insertClaimInFlowSql() {
         StringBuilder accepting = new StringBuilder();
@@ -171,14 +174,16 @@ public final class LedgerStore {
                 + "), k AS (INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
                 + "SELECT :flow_id, :comp_kind, CAST(:payload_before AS TEXT) || c.id || CAST(:payload_after AS TEXT), "
                 + "'pending', {now} FROM c) "
-                + "SELECT f.state AS flow_state" + returned + " FROM (SELECT 1) one LEFT JOIN f ON true LEFT JOIN c ON true";
+                + "SELECT f.state AS flow_state, (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state" + returned
+                + " FROM (SELECT 1) one LEFT JOIN f ON true LEFT JOIN c ON true";
     }
 
     /**
      * What {@link #insertClaimInFlow} did: the entry it claimed (empty if the key is taken, the delivery
-     * lost its lease, or the flow refused), and the flow's state (null if there is no such flow).
+     * lost its lease, or the flow refused), the flow's state (null if there is no such flow), and whether
+     * the step was called off when it claimed (its batch cancelled, or its flow no longer running).
      */
-    public record FlowClaim(Optional<LedgerEntry> claimed, FlowState flowState) {
+    public record FlowClaim(Optional<LedgerEntry> claimed, FlowState flowState, boolean calledOff) {
     }
 
     /** A compensation as stored with the entry it undoes: its kind, and its payload around the entry's id. */
@@ -191,18 +196,19 @@ public final class LedgerStore {
     }
 
     /** See {@link #insertClaimInFlowSql()}. */
-    public FlowClaim insertClaimInFlow(Connection c, String kind, String key, long flowId, String subject,
+    public FlowClaim insertClaimInFlow(Connection c, String kind, String key, long flowId, Long batchId, String subject,
             RepetitionSafety safety, Map<String, Object> params, CompensationOf compensation, JobLease by, Instant now)
             throws SQLException {
-        Params p = lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId).text("subject", subject)
+        Params p = lease(by, now).text("kind", kind).text("key", key).bigint("flow_id", flowId)
+                .bigint("batch_id", batchId).text("subject", subject)
                 .text("safety", safety.sql()).text("params", json(params)).text("comp_kind", compensation.kind())
                 .text("payload_before", compensation.payloadBefore()).text("payload_after", compensation.payloadAfter());
         FlowClaim got = insertClaimInFlow.queryOne(c, p, rs -> {
             String state = rs.getString("flow_state");
             return new FlowClaim(rs.getObject("id") == null ? Optional.empty() : Optional.of(entry(rs)),
-                    state == null ? null : FlowState.fromSql(state));
+                    state == null ? null : FlowState.fromSql(state), FlowStore.calledOff(rs.getString("batch_state"), state));
         });
-        return got == null ? new FlowClaim(Optional.empty(), null) : got;
+        return got == null ? new FlowClaim(Optional.empty(), null, true) : got;
     }
 
     /** Claims a deleted or released entry again for a new generation; the entry as written, or empty if refused. */
