@@ -68,7 +68,7 @@ public record FlowBenchResult(String store, int flows, int workers, QueueBenchRe
         out.printf(Locale.ROOT, "  %-22s %,12.0f %,12.0f %6s   %,12.0f %,12.0f %6s  %s%n", "steps/s",
                 figure.coldEngine() * FlowBench.STEPS, figure.coldReference() * FlowBench.STEPS, "",
                 guardedStepsPerSecond(), plainStepsPerSecond(), "",
-                store.equals("postgres") ? "target: guarded >= 5,000 and >= 0.5x plain" : "");
+                store.equals("postgres") ? "target: guarded >= 2,500 and >= 0.7x plain" : "");
         StringBuilder b = new StringBuilder();
         double[] g = figure.engineRounds();
         double[] p = figure.referenceRounds();
