@@ -16,6 +16,9 @@ import dev.converge.queue.JobCancelledException;
 import dev.converge.queue.JobType;
 import dev.converge.queue.NonRetryableException;
 import dev.converge.store.Store;
+import dev.converge.token.Token;
+import dev.converge.token.TokenOperation;
+import dev.converge.token.TokenState;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -42,26 +45,86 @@ class GuardedStepStatementsTest {
 
     static final JobType<Step> MAKE = JobType.of("statements.make", Step.class);
     static final JobType<Step> FAIL = JobType.of("statements.fail", Step.class);
+    static final JobType<Step> SEND = JobType.of("statements.send", Step.class);
+
+    /** A use a token permits, counted. */
+    record Send(AtomicInteger sent) implements TokenOperation<String> {
+        @Override
+        public String name() {
+            return "send";
+        }
+
+        @Override
+        public String use(String token) {
+            sent.incrementAndGet();
+            return "sent with " + token;
+        }
+    }
+
     @Test
-    void aFreshClaimInAFlowAnswersTheCancellationProbe() {
+    void aFreshClaimInAFlowAnswersTheCancellationProbeAndATokenIsTakenForUseInOneStatement() {
         MemoryLeaf repos = MemoryLeaf.uniqueByKey("statements.repo");
+        Send send = new Send(new AtomicInteger());
         List<String> sent = Collections.synchronizedList(new ArrayList<>());
+        List<String> flowSent = new ArrayList<>();
         try (ScratchDatabase db = ScratchDatabase.create("cv_stmts"); HikariDataSource pool = pool(db)) {
             Store store = Store.of(counting(pool, sent));
             store.migrate();
             try (Converge engine = Converge.builder(store).queue("default", 2).resource(repos)
-                    .handle(MAKE, (s, ctx) -> ctx.ledger().ensure(repos, s.key(), "site-1", Map.of())).build().start()) {
+                    .handle(MAKE, (s, ctx) -> ctx.ledger().ensure(repos, s.key(), "site-1", Map.of()))
+                    .handle(SEND, (s, ctx) -> ctx.tokens().useOnce("welcome", "site-1", send)).build().start()) {
+                engine.tokens().add("welcome", "tok-1", "site-1");
                 sent.clear();
                 long flow = engine.flows().start(Flow.of("statements", "site-1")
                         .then(Batch.named("make").add(Job.of(MAKE, new Step("a"))).add(Job.of(MAKE, new Step("b"))))
-                        .then(Job.of(MAKE, new Step("c")))).flowId();
+                        .then(Job.of(MAKE, new Step("c"))).then(Job.of(SEND, new Step("mail")))).flowId();
                 await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state()
                         == FlowState.SUCCEEDED);
+                flowSent.addAll(sent);
+                assertThat(engine.tokens().forSubject("welcome", "site-1").orElseThrow().state()).isEqualTo(TokenState.SPENT);
             }
         }
         assertThat(repos.holdings()).hasSize(3);
-        assertThat(sent.stream().filter(s -> s.contains(PROBE)).count())
-                .as("probes sent by three fresh guarded steps, two of them in a batch").isZero();
+        assertThat(send.sent().get()).isEqualTo(1);
+        assertThat(flowSent.stream().filter(s -> s.contains(PROBE)).count())
+                .as("probes sent by three fresh guarded steps, two of them in a batch, and a token's use").isZero();
+        assertThat(flowSent.stream().filter(s -> s.startsWith("UPDATE cv_token") || s.startsWith("SELECT") && s.contains(
+                "FROM cv_token")).count()).as("statements on the token: taken for use, then spent").isEqualTo(2);
+    }
+
+    @Test
+    void aTokenIsNotTakenByAStepCalledOff() {
+        Send send = new Send(new AtomicInteger());
+        AtomicInteger stopped = new AtomicInteger();
+        try (ScratchDatabase db = ScratchDatabase.create("cv_stmts"); HikariDataSource pool = pool(db)) {
+            Store store = Store.of(pool);
+            store.migrate();
+            try (Converge engine = Converge.builder(store).queue("default", 2)
+                    .handle(FAIL, (s, ctx) -> {
+                        throw new NonRetryableException("the sibling fails");
+                    })
+                    .handle(SEND, (s, ctx) -> {
+                        await().atMost(Duration.ofSeconds(15)).until(ctx::cancelled);
+                        try {
+                            ctx.tokens().useOnce("welcome", "site-3", send);
+                        } catch (JobCancelledException e) {
+                            stopped.incrementAndGet();
+                            throw e;
+                        }
+                    }).build().start()) {
+                engine.tokens().add("welcome", "tok-3", "site-3");
+                long flow = engine.flows().start(Flow.of("statements", "site-3")
+                        .then(Batch.named("send").add(Job.of(SEND, new Step("mail"))).add(Job.of(FAIL, new Step("x")))))
+                        .flowId();
+                await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flow).orElseThrow().state()
+                        == FlowState.FAILED);
+                assertThat(stopped.get()).as("the step stopped before the use").isEqualTo(1);
+                assertThat(send.sent().get()).isZero();
+                Token t = engine.tokens().forSubject("welcome", "site-3").orElseThrow();
+                assertThat(t.state()).as("the token, back in its pool").isEqualTo(TokenState.AVAILABLE);
+                assertThat(t.usedAt()).isNull();
+            }
+        }
     }
 
     @Test

@@ -217,17 +217,29 @@ public final class TokenService implements Tokens {
      */
     public <T> TokenUse<T> useOnce(Delivery ctx, String pool, String subject, TokenOperation<T> op) {
         TransactionGuard.assertNoTransaction("token operation " + op.name());
-        Token t = acquire(ctx, pool, subject, op);
-        if (t.state() == TokenState.SPENT) {
-            return new TokenUse<>(true, null, t);
+        Token t;
+        Optional<Token> ready = Optional.empty();
+        if (subject != null) {
+            // the common case in one statement: checked out, its use started, the step not called off (R7)
+            ctx.checkLease();
+            ready = rt.store().withConnection(c -> store.checkoutForUse(c, pool, subject, ctx.batchId().orElse(null),
+                    ctx.flowId().orElse(null), rt.nodeId() + "/job-" + ctx.jobId(), ctx.lease(), now()));
         }
-        if (ctx.cancelled()) {
-            rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
-            throw new JobCancelledException("cancelled before " + op.name() + " (R7); token given back");
-        }
-        ctx.checkLease();
-        if (!rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now()))) {
-            throw new LeaseLost(ctx.lease(), "marking the use of token " + t.id() + " was refused");
+        if (ready.isPresent()) {
+            t = ready.get();
+        } else {
+            t = acquire(ctx, pool, subject, op);
+            if (t.state() == TokenState.SPENT) {
+                return new TokenUse<>(true, null, t);
+            }
+            if (ctx.cancelled()) {
+                rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
+                throw new JobCancelledException("cancelled before " + op.name() + " (R7); token given back");
+            }
+            ctx.checkLease();
+            if (!rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now()))) {
+                throw new LeaseLost(ctx.lease(), "marking the use of token " + t.id() + " was refused");
+            }
         }
         T result;
         try {

@@ -30,6 +30,7 @@ public final class TokenStore {
     private final Sql firstAvailable;
     private final Sql ofJob;
     private final Sql checkout;
+    private final Sql checkoutForUse;
     private final Sql takeOver;
     private final Sql markUsing;
     private final Sql spend;
@@ -56,6 +57,16 @@ public final class TokenStore {
         checkout = sql(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
                 + "owner_epoch = :epoch, checked_out_at = {now}, used_at = NULL WHERE id = :id AND state = 'available'"
                 + FENCE);
+        // the common use in one statement: the subject's first unspent token checked out to this delivery with its
+        // use started, only if that token is available and the step is not called off (its batch cancelled, its
+        // flow no longer running: the rule of Delivery.cancelled(), read in the same statement). Anything else
+        // (the token held, spent, or the step called off) writes nothing, and the caller takes the long way
+        checkoutForUse = sql(d, "UPDATE cv_token SET state = 'checked_out', owner = :owner, owner_job_id = :job, "
+                + "owner_epoch = :epoch, checked_out_at = {now}, used_at = {now} WHERE id = (SELECT id FROM cv_token "
+                + "WHERE pool = :pool AND subject = :subject ORDER BY CASE WHEN state = 'spent' THEN 1 ELSE 0 END, id "
+                + "LIMIT 1) AND state = 'available'" + FENCE
+                + " AND NOT EXISTS (SELECT 1 FROM cv_batch b WHERE b.id = :batch_id AND b.state = 'cancelled')"
+                + " AND NOT EXISTS (SELECT 1 FROM cv_flow f WHERE f.id = :flow_id AND f.state <> 'running')");
         // used_at survives a takeover: a use that may have happened stays recorded until the new owner
         // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
         takeOver = sql(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
@@ -129,6 +140,17 @@ public final class TokenStore {
     public Optional<Token> checkoutReturning(Connection c, long id, String owner, JobLease by, Instant now)
             throws SQLException {
         return returning(checkout, c, lease(by, now).bigint("id", id).text("owner", owner));
+    }
+
+    /**
+     * Checks out the subject's token to this delivery and starts its use, in one statement; empty (nothing
+     * written) unless the subject's first unspent token is available and the step, of batch {@code batchId} and
+     * flow {@code flowId} (either may be null), is not called off.
+     */
+    public Optional<Token> checkoutForUse(Connection c, String pool, String subject, Long batchId, Long flowId,
+            String owner, JobLease by, Instant now) throws SQLException {
+        return returning(checkoutForUse, c, lease(by, now).text("pool", pool).text("subject", subject)
+                .bigint("batch_id", batchId).bigint("flow_id", flowId).text("owner", owner));
     }
 
     public boolean takeOver(Connection c, Token t, String owner, JobLease by, Instant now) throws SQLException {
