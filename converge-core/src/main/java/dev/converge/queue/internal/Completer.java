@@ -101,7 +101,7 @@ final class Completer implements AutoCloseable {
         FinishContext[] ctx = new FinishContext[1];
         boolean[] applied;
         try {
-            applied = node.store.inTransaction(c -> {
+            applied = node.inRowWritingTransaction(c -> {
                 ctx[0] = node.finishContext(c);
                 return node.finisher.apply(ctx[0], items, decisions);
             });

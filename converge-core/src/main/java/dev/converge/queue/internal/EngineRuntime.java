@@ -54,6 +54,16 @@ public final class EngineRuntime {
     }
 
     /** The queues' history this node keeps (its deliveries' counts; the depth when it leads). */
+    /** The node's shared parts, for this package's tests. */
+    Shared node() {
+        return node;
+    }
+
+    /** The node's heartbeat, for this package's tests. */
+    Heartbeat heartbeat() {
+        return heartbeat;
+    }
+
     public HistoryRecorder history() {
         return history;
     }

@@ -32,14 +32,28 @@ final class Heartbeat implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
     }
 
-    void beat() {
+    /** One beat; false if it extended nothing (no lease held, the store unreachable, or the turn skipped). */
+    boolean beat() {
         List<RunningJob> snapshot = new ArrayList<>(node.held.values());
         if (snapshot.isEmpty()) {
-            return;
+            return false;
         }
         List<JobLease> leases = new ArrayList<>(snapshot.size());
         for (RunningJob r : snapshot) {
             leases.add(r.job.lease());
+        }
+        // never beside a completion or rescue of this node's rows (see Shared.rowWriters); a beat that waits a whole
+        // interval for one gives its turn to the next (a lease outlasts three beats)
+        boolean turn;
+        try {
+            turn = node.rowWriters.writeLock().tryLock(node.settings.heartbeat().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        if (!turn) {
+            log.debug("heartbeat skipped: this node's completions held its job rows for a whole interval");
+            return false;
         }
         long sentAt = System.nanoTime();
         boolean[] extended;
@@ -52,7 +66,9 @@ final class Heartbeat implements AutoCloseable {
                         e.getMessage());
                 down = true;
             }
-            return;
+            return false;
+        } finally {
+            node.rowWriters.writeLock().unlock();
         }
         if (down) {
             log.info("leases are being extended again");
@@ -67,6 +83,7 @@ final class Heartbeat implements AutoCloseable {
                 r.markLost("the store refused to extend the lease: the job was taken over or finished elsewhere");
             }
         }
+        return true;
     }
 
     @Override

@@ -60,7 +60,7 @@ final class Rescuer implements AutoCloseable {
 
     private int rescueTogether() {
         List<String> wake = new ArrayList<>();
-        int n = node.store.inTransaction(c -> {
+        int n = node.inRowWritingTransaction(c -> {
             FinishContext tx = node.finishContext(c);
             int settled = settle(tx, node.jobs.expiredLeases(c, 500, tx.now()), wake);
             wake.addAll(tx.queuesToWake());

@@ -36,6 +36,14 @@ final class Shared {
     final Wakeup wakeup = new Wakeup();
     /** This node's deliveries by job id, from lease to durable outcome. */
     final Map<Long, RunningJob> held = new ConcurrentHashMap<>();
+    /**
+     * A completion or rescue transaction locks running job rows statement by statement (the finishes, then
+     * the retries, then the flows' hooks), and the heartbeat's one statement locks this node's running rows
+     * in whatever order its plan visits them. Run at once over the same rows, each could hold a row the other
+     * waits for, a cycle PostgreSQL breaks by failing one of them ({@code deadlock detected}). Those
+     * transactions share this lock; the heartbeat takes it alone, for its one statement.
+     */
+    final java.util.concurrent.locks.ReentrantReadWriteLock rowWriters = new java.util.concurrent.locks.ReentrantReadWriteLock();
     /** Handler timeouts, delayed wake-ups and the history's flush. */
     final ScheduledExecutorService timers;
 
@@ -52,6 +60,16 @@ final class Shared {
         this.cancellation = cancellation;
         this.events = events;
         this.timers = timers;
+    }
+
+    /** Runs {@code work} in a transaction that may lock running job rows, never beside the heartbeat's statement. */
+    <T> T inRowWritingTransaction(dev.converge.store.SqlWork<T> work) {
+        rowWriters.readLock().lock();
+        try {
+            return store.inTransaction(work);
+        } finally {
+            rowWriters.readLock().unlock();
+        }
     }
 
     /** A finishing context over {@code c}: it may enqueue, and move batches, chains and flows. */
