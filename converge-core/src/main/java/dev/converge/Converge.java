@@ -173,7 +173,7 @@ public final class Converge implements AutoCloseable {
             Duration live = settings.lease().compareTo(settings.heartbeat().multipliedBy(3)) > 0 ? settings.lease()
                     : settings.heartbeat().multipliedBy(3);
             fleet = new Fleet(store, nodeId, nodeVersion, queueSizes, runtime.registry().handledKinds(),
-                    settings.heartbeat(), live).start();
+                    settings.heartbeat(), live, runtime::recordPresence).start();
             leaderships.add(new Leadership(claims, "converge:fleet", settings.heartbeat().multipliedBy(6),
                     () -> some(fleet.forgetGone(), "forgot %d node(s) not seen for an hour"), rounds, "fleet").start());
             leaderships.add(new Leadership(claims, "converge:history", HistoryRecorder.EVERY, () -> {

@@ -22,7 +22,8 @@ import java.util.function.Predicate;
  * one line per event, and takes {@code GO <epoch millis>} (claim racers) and {@code QUIT} on standard input.
  *
  * <pre>
- * work  URL USER NODE LEASE_MS    run proc.step jobs; the first attempt of a job hangs if its payload says so
+ * work  URL USER NODE LEASE_MS [RESCUE_MS]
+ *                                 run proc.step jobs; the first attempt of a job hangs if its payload says so
  * claim URL USER NODE KEYS THREADS on GO, every thread tries to claim every key; prints WON key
  * </pre>
  */
@@ -41,7 +42,8 @@ public final class WorkerProcess {
         String node = args[3];
         try (Store store = Store.open(StoreConfig.postgres(url).username(user).maxPoolSize(8).build())) {
             if (args[0].equals("work")) {
-                work(store, node, Duration.ofMillis(Long.parseLong(args[4])));
+                Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
+                work(store, node, lease, args.length > 5 ? Duration.ofMillis(Long.parseLong(args[5])) : lease.dividedBy(6));
             } else {
                 claim(store, node, Integer.parseInt(args[4]), Integer.parseInt(args[5]));
             }
@@ -49,8 +51,8 @@ public final class WorkerProcess {
         System.out.println("BYE");
     }
 
-    private static void work(Store store, String node, Duration lease) throws Exception {
-        try (Converge engine = Converge.builder(store).nodeId(node).leases(l -> l.duration(lease)).queues(q -> q.poll(Duration.ofMillis(200)))
+    private static void work(Store store, String node, Duration lease, Duration rescue) throws Exception {
+        try (Converge engine = Converge.builder(store).nodeId(node).leases(l -> l.duration(lease).rescue(rescue)).queues(q -> q.poll(Duration.ofMillis(200)))
                 .handle(STEP, (s, ctx) -> {
                     say("STARTED " + ctx.jobId() + " epoch=" + ctx.lease().epoch() + " attempt=" + ctx.attempt());
                     if (s.hangOnFirstAttempt() && ctx.attempt() == 1) {

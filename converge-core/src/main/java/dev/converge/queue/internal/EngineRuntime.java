@@ -29,6 +29,7 @@ public final class EngineRuntime {
     private final Heartbeat heartbeat;
     private final Rescuer rescuer;
     private final HistoryRecorder history;
+    private final Presence presence;
 
     public EngineRuntime(Store store, String nodeId, EngineSettings settings, HandlerRegistry registry, JsonCodec codec,
             CrashPlan crashPlan, List<FinishHook> hooks, CancellationProbe cancellation,
@@ -44,6 +45,7 @@ public final class EngineRuntime {
         this.heartbeat = new Heartbeat(node);
         this.rescuer = new Rescuer(node);
         this.history = new HistoryRecorder(store, nodeId);
+        this.presence = dialect.supportsListen() ? new Presence(dialect, nodeId) : null;
         events.add(new DeliveryMdc()); // first: what later listeners log while a handler runs carries the job
         events.add(history);
     }
@@ -151,6 +153,16 @@ public final class EngineRuntime {
         return result;
     }
 
+    /**
+     * This node's fleet row was written afresh: its presence is recorded in it again, from the
+     * listening session (a working node on PostgreSQL; a no-op otherwise).
+     */
+    public void recordPresence() {
+        if (presence != null) {
+            presence.recordAgain();
+        }
+    }
+
     public Counters counters() {
         return node.counters;
     }
@@ -166,7 +178,8 @@ public final class EngineRuntime {
     /** Starts the shared services of a working node. */
     public void start(boolean working) {
         if (node.dialect.supportsListen()) {
-            node.wakeup.listen(node.store);
+            // a node that leases jobs shows it is alive on its listening session (PostgreSQL)
+            node.wakeup.listen(node.store, working ? presence : null);
         }
         if (working) {
             completer.start();

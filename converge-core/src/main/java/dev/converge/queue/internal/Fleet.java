@@ -44,6 +44,7 @@ public final class Fleet implements AutoCloseable {
     private final Sql list;
     private final Sql forget;
     private final ScheduledExecutorService timer;
+    private final Runnable registered;
     private volatile boolean down;
     /** The queues live nodes work, as this node last read the fleet table; null before the first read. */
     private volatile Set<String> liveQueues;
@@ -53,9 +54,11 @@ public final class Fleet implements AutoCloseable {
      * @param jobTypes the job types it handles
      * @param every    how often the node writes its row (the heartbeat interval)
      * @param live     how recent a row must be for its node to count as live
+     * @param registered called after the row was written afresh (at start, or after it had gone)
      */
     public Fleet(Store store, String nodeId, String version, Map<String, Integer> queues, String[] jobTypes,
-            Duration every, Duration live) {
+            Duration every, Duration live, Runnable registered) {
+        this.registered = registered;
         this.store = store;
         this.nodeId = nodeId;
         this.version = version;
@@ -84,6 +87,7 @@ public final class Fleet implements AutoCloseable {
                 leave.update(c, Params.of().text("id", nodeId));
                 return register.update(c, row());
             });
+            registered.run();
             readLiveQueues();
         } catch (RuntimeException e) {
             log.warn("could not record node {} in the fleet table ({}); trying again every {}", nodeId, e.getMessage(),
@@ -101,7 +105,9 @@ public final class Fleet implements AutoCloseable {
 
     void beat() {
         try {
-            store.withConnection(c -> touch.update(c, row()) == 1 || register.update(c, row()) == 1);
+            if (store.withConnection(c -> touch.update(c, row()) == 0 && register.update(c, row()) == 1)) {
+                registered.run();
+            }
             readLiveQueues();
             if (down) {
                 log.info("node {} is recorded in the fleet table again", nodeId);

@@ -54,6 +54,9 @@ public final class JobStore {
     private final FencedWrites fenced;
     private final Sql leaseValid;
     private final Sql expired;
+    /** PostgreSQL: running jobs of nodes whose presence ended; null elsewhere. */
+    private final Sql orphaned;
+    private final dev.converge.store.internal.SchemaProbe presenceColumns;
     private final Sql get;
     private final Sql byUniqueKey;
     private final Sql cancelAvailableInBatch;
@@ -90,6 +93,16 @@ public final class JobStore {
         this.expired = sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " FROM cv_job "
                 + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
                 + "FOR UPDATE SKIP LOCKED");
+        // a node is gone when the session advisory lock it recorded is no longer held, and it was
+        // recorded since the server last started (a restart drops every lock: those records prove nothing)
+        this.orphaned = dialect.supportsListen() ? sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS)
+                + " FROM cv_job WHERE state = 'running' AND lease_expires_at >= {now} AND lease_owner IN ("
+                + "SELECT n.node_id FROM cv_node n WHERE n.node_id <> :node AND n.present_since >= pg_postmaster_start_time() "
+                + "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted "
+                + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                + "AND ((CAST(l.classid AS BIGINT) << 32) | CAST(l.objid AS BIGINT)) = n.presence_key)) "
+                + "ORDER BY lease_expires_at LIMIT :limit FOR UPDATE SKIP LOCKED") : null;
+        this.presenceColumns = dev.converge.store.internal.SchemaProbe.column(dialect, "cv_node", "presence_key");
         this.get = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
         this.insertAttempt = sql(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
                 + "finished_at, outcome, error) SELECT id, :attempt, COALESCE(lease_owner, :node), started_at, {now}, :outcome, :error "
@@ -311,6 +324,18 @@ public final class JobStore {
     /** Running jobs whose lease has expired, locked for the caller's transaction (others skip them). */
     public List<LeasedJob> expiredLeases(Connection c, int limit, Instant now) throws SQLException {
         return expired.query(c, Params.of().now(now).integer("limit", limit), JobStore::leased);
+    }
+
+    /**
+     * PostgreSQL: running jobs whose lease still runs but whose node is gone (its presence lock was
+     * released by the end of its database session: the process died), locked for the caller's
+     * transaction; none elsewhere, nor beside the previous release's schema, nor this node's own.
+     */
+    public List<LeasedJob> orphanedLeases(Connection c, String node, int limit, Instant now) throws SQLException {
+        if (orphaned == null || !presenceColumns.present(c)) {
+            return List.of();
+        }
+        return orphaned.query(c, Params.of().now(now).text("node", node).integer("limit", limit), JobStore::leased);
     }
 
     /**

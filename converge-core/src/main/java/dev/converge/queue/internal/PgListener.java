@@ -30,16 +30,22 @@ final class PgListener implements AutoCloseable {
     private final String channel;
     private final java.util.function.Consumer<String> signal;
     private final Runnable signalAll;
+    private final Presence presence;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Connection connection;
 
-    /** {@code signal}: a queue was notified; {@code signalAll}: notifications may have been missed (reconnected). */
-    PgListener(Store store, String channel, java.util.function.Consumer<String> signal, Runnable signalAll) {
+    /**
+     * {@code signal}: a queue was notified; {@code signalAll}: notifications may have been missed
+     * (reconnected); {@code presence}: the node's sign of life, held on this session, or null.
+     */
+    PgListener(Store store, String channel, java.util.function.Consumer<String> signal, Runnable signalAll,
+            Presence presence) {
         this.store = store;
         this.channel = channel;
         this.signal = signal;
         this.signalAll = signalAll;
+        this.presence = presence;
         this.thread = new Thread(this::run, "converge-listen");
         this.thread.setDaemon(true);
     }
@@ -61,6 +67,9 @@ final class PgListener implements AutoCloseable {
                     st.execute("LISTEN " + channel);
                 }
                 skipDriverLookAhead(c);
+                if (presence != null) {
+                    presence.connected(c);
+                }
                 if (wasDown) {
                     log.info("listening for job notifications again");
                     wasDown = false;
@@ -76,10 +85,16 @@ final class PgListener implements AutoCloseable {
                                 signal.accept(n.getParameter());
                             }
                         }
+                        if (presence != null) {
+                            presence.tick(c);
+                        }
                     }
                 } finally {
-                    // over the caller's pool the connection goes back to it: as the driver made it
+                    // over the caller's pool the connection goes back to it: as the driver made it, holding no lock
                     setDriverLookAhead(c, Long.MIN_VALUE);
+                    if (presence != null) {
+                        presence.leaving(c);
+                    }
                 }
             } catch (SQLException e) {
                 if (!running) {
@@ -136,7 +151,16 @@ final class PgListener implements AutoCloseable {
     public void close() {
         running = false;
         Connection c = connection;
-        if (c != null) {
+        if (presence != null && c != null && !(c instanceof PGConnection)) {
+            // one of the caller's pool's connections, which outlives this use of it: let the thread
+            // leave its wait (at most 500 ms) and release the presence lock before it goes back
+            try {
+                thread.join(1500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (c != null && thread.isAlive()) {
             try {
                 c.close();
             } catch (SQLException e) {

@@ -13,13 +13,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Puts back jobs whose lease expired by the database clock (their worker was killed, paused or
- * cut off), or fails them when that was their last attempt. Any number of nodes may run it at
+ * cut off), or whose node is gone before that (on PostgreSQL, see {@link Presence}), or fails them
+ * when that was their last attempt. Any number of nodes may run it at
  * once: rows are locked SKIP LOCKED and every change is fenced by the expired delivery's epoch,
  * so a job that completed in the meantime is left alone.
  */
 final class Rescuer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Rescuer.class);
     static final String EXPIRED = "lease expired: the worker holding it stopped heartbeating (killed, paused or cut off)";
+    static final String GONE = "lease expired early: the node holding it is gone (its database session ended: the process "
+            + "died or lost its connection)";
 
     private final Shared node;
     private final ScheduledExecutorService timer;
@@ -62,7 +65,7 @@ final class Rescuer implements AutoCloseable {
         List<String> wake = new ArrayList<>();
         int n = node.inRowWritingTransaction(c -> {
             FinishContext tx = node.finishContext(c);
-            int settled = settle(tx, node.jobs.expiredLeases(c, 500, tx.now()), wake);
+            int settled = settle(tx, due(c, tx.now()), wake);
             wake.addAll(tx.queuesToWake());
             return settled;
         });
@@ -75,9 +78,9 @@ final class Rescuer implements AutoCloseable {
     }
 
     private int rescueOneByOne() {
-        List<LeasedJob> expired = node.store.withConnection(c -> node.jobs.expiredLeases(c, 500, node.store.clock().sqlNow()));
+        List<Due> expired = node.store.withConnection(c -> due(c, node.store.clock().sqlNow()));
         int n = 0;
-        for (LeasedJob job : expired) {
+        for (Due job : expired) {
             List<String> wake = new ArrayList<>();
             try {
                 n += node.store.inRetriedTransaction(c -> {
@@ -89,7 +92,7 @@ final class Rescuer implements AutoCloseable {
                 });
                 wake.forEach(node.wakeup::signal);
             } catch (RuntimeException e) {
-                if (park(job, e)) {
+                if (park(job.job(), e)) {
                     n++;
                 }
             }
@@ -101,21 +104,38 @@ final class Rescuer implements AutoCloseable {
         return n;
     }
 
-    /** Settles expired deliveries in the caller's transaction; returns how many were still expired. */
-    private int settle(FinishContext tx, List<LeasedJob> expired, List<String> wake) throws java.sql.SQLException {
+    /** A delivery to take back, and why. */
+    private record Due(LeasedJob job, String why) {
+    }
+
+    /** The deliveries to take back: leases expired, then leases of nodes that are gone; locked for the caller's transaction. */
+    private List<Due> due(java.sql.Connection c, java.time.Instant now) throws java.sql.SQLException {
+        List<Due> out = new ArrayList<>();
+        for (LeasedJob job : node.jobs.expiredLeases(c, 500, now)) {
+            out.add(new Due(job, EXPIRED));
+        }
+        for (LeasedJob job : node.jobs.orphanedLeases(c, node.nodeId, 500, now)) {
+            out.add(new Due(job, GONE));
+        }
+        return out;
+    }
+
+    /** Settles deliveries taken back in the caller's transaction; returns how many were still held by the one taken from. */
+    private int settle(FinishContext tx, List<Due> expired, List<String> wake) throws java.sql.SQLException {
         List<Completion> items = new ArrayList<>(expired.size());
-        for (LeasedJob job : expired) {
+        for (Due d : expired) {
             // redelivered at once; only a job with no attempts left fails here
-            items.add(new Completion(job, new Outcome.Expired(EXPIRED), RetryPolicy.never()));
+            items.add(new Completion(d.job(), new Outcome.Expired(d.why()), RetryPolicy.never()));
         }
         boolean[] applied = node.finisher.apply(tx, items);
         int n = 0;
         for (int i = 0; i < applied.length; i++) {
             if (applied[i]) {
                 n++;
-                wake.add(expired.get(i).queue());
-                log.info("job {} ({}): {}; {}", expired.get(i).lease(), expired.get(i).kind(), EXPIRED,
-                        expired.get(i).attemptsLeft() ? "put back for redelivery" : "that was its last attempt");
+                LeasedJob job = expired.get(i).job();
+                wake.add(job.queue());
+                log.info("job {} ({}): {}; {}", job.lease(), job.kind(), expired.get(i).why(),
+                        job.attemptsLeft() ? "put back for redelivery" : "that was its last attempt");
             }
         }
         return n;
@@ -123,7 +143,7 @@ final class Rescuer implements AutoCloseable {
 
     /** Fails an expired job whose settling itself fails, without its hooks; false if that did not land either. */
     private boolean park(LeasedJob job, RuntimeException cause) {
-        String error = EXPIRED + "; settling that failed, so the job is parked here without telling its batch, "
+        String error = "lease expired; settling that failed, so the job is parked here without telling its batch, "
                 + "chain or flow: " + Shared.describe(cause);
         try {
             boolean landed = node.store.withConnection(c -> node.jobs.finish(c, List.of(new Decision.Finish(job.lease(),

@@ -27,9 +27,9 @@ public final class Wakeup implements AutoCloseable {
         signals.values().forEach(Signal::raise);
     }
 
-    /** Starts listening for other processes' notifications on PostgreSQL. */
-    void listen(Store store) {
-        listener = new PgListener(store, JobStore.CHANNEL, this::signal, this::signalAll);
+    /** Starts listening for other processes' notifications on PostgreSQL, holding {@code presence} (or null) there. */
+    void listen(Store store, Presence presence) {
+        listener = new PgListener(store, JobStore.CHANNEL, this::signal, this::signalAll, presence);
         listener.start();
     }
 
