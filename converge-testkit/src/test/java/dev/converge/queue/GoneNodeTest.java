@@ -113,6 +113,42 @@ class GoneNodeTest {
     }
 
     @Test
+    void aJobTakenBackWakesTheOtherNodesNotOnlyTheOneThatTookItBack() throws Exception {
+        JobType<Ping> block = JobType.of("gone.block", Ping.class);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (ScratchDatabase db = ScratchDatabase.create("cv_gone_wake");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
+                // a: takes leases back every 200 ms, and its one slot is busy (no prefetch: it cannot lease ahead)
+                Converge a = Converge.builder(store).nodeId("a").leases(l -> l.rescue(Duration.ofMillis(200)))
+                        .queues(q -> q.prefetch(0))
+                        .handle(PING, (p, ctx) -> { }).handle(block, (p, ctx) -> release.await())
+                        .queue("default", 1).build();
+                // b: free, but polls every 30 s and takes nothing back itself before then
+                Converge b = Converge.builder(store).nodeId("b").leases(l -> l.rescue(Duration.ofSeconds(60)))
+                        .queues(q -> q.poll(Duration.ofSeconds(30))).handle(PING, (p, ctx) -> { })
+                        .handle(block, (p, ctx) -> release.await()).queue("default", 2).build()) {
+            long id = a.enqueue(PING, new Ping(1)).jobId();
+            leaseTo(store, id, "ghost");
+            try (Connection ghost = DriverManager.getConnection(db.url(), db.user(), null)) {
+                ghostNode(ghost, "ghost", 9_999_999_999L, "pg_postmaster_start_time() - interval '1 second'");
+            }
+            a.start();
+            long busy = a.enqueue(block, new Ping(2)).jobId();
+            await().atMost(WAIT).until(() -> a.job(busy).orElseThrow().state() == JobState.RUNNING);
+            b.start();
+            await().atMost(WAIT).until(() -> presenceRecorded(store, "b"));
+            Thread.sleep(500); // b's first fetch found nothing; it waits for a wake-up or its poll
+
+            exec(store, "UPDATE cv_node SET present_since = now() WHERE node_id = 'ghost'"); // the ghost is gone now
+            await().atMost(Duration.ofSeconds(5)).until(() -> a.job(id).orElseThrow().state() == JobState.SUCCEEDED);
+            assertThat(a.attempts(id)).extracting(JobAttempt::nodeId).containsExactly("ghost");
+            assertThat(a.job(id).orElseThrow().leaseOwner()).isEqualTo("b");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
     void aLiveNodeRecordsItsPresenceAgainAfterLosingItsSession() throws Exception {
         try (ScratchDatabase db = ScratchDatabase.create("cv_gone_again");
                 Store store = TestStores.postgres(db, true, EngineClock.database(), 4);

@@ -134,6 +134,10 @@ final class Rescuer implements AutoCloseable {
                 n++;
                 LeasedJob job = expired.get(i).job();
                 wake.add(job.queue());
+                if (job.attemptsLeft()) {
+                    // due again now, on whichever node has a free slot: not only this one, whose slots may all be busy
+                    tx.wake(job.queue());
+                }
                 log.info("job {} ({}): {}; {}", job.lease(), job.kind(), expired.get(i).why(),
                         job.attemptsLeft() ? "put back for redelivery" : "that was its last attempt");
             }
