@@ -105,31 +105,27 @@ final class ClassArchive {
 
     /** Names the archive after the class path, its files' sizes and times, and the JVM. */
     private static String key() {
-        StringBuilder s = new StringBuilder(System.getProperty("java.vm.version")).append('|')
-                .append(System.getProperty("java.home"));
         List<Path> entries = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
             entries.add(Path.of(e).toAbsolutePath());
         }
+        return key(entries);
+    }
+
+    /**
+     * Names the archive after these class path entries, and the JARs their manifests' Class-Path
+     * names (a launcher JAR names its dependencies so), each with its size and time, and the JVM:
+     * the JVM refuses an archive once any of them changed, so a rebuild needs a new one.
+     */
+    static String key(List<Path> entries) {
+        StringBuilder s = new StringBuilder(System.getProperty("java.vm.version")).append('|')
+                .append(System.getProperty("java.home"));
         for (Path p : entries) {
-            s.append('|').append(p);
-            try {
-                if (Files.isRegularFile(p)) {
-                    s.append(':').append(Files.size(p)).append(':').append(Files.getLastModifiedTime(p).toMillis());
-                    if (p.toString().endsWith("provisioning.jar")) {
-                        // its manifest's Class-Path names the dependency jars beside it
-                        try (var libs = Files.list(p.resolveSibling("lib"))) {
-                            for (Path lib : libs.sorted().toList()) {
-                                s.append('|').append(lib.getFileName()).append(':').append(Files.size(lib)).append(':')
-                                        .append(Files.getLastModifiedTime(lib).toMillis());
-                            }
-                        } catch (IOException ignored) {
-                            // no lib directory: nothing more to name
-                        }
-                    }
+            describe(s, p);
+            if (Files.isRegularFile(p) && p.toString().endsWith(".jar")) {
+                for (Path named : manifestClassPath(p)) {
+                    describe(s, named);
                 }
-            } catch (IOException e) {
-                s.append(":?");
             }
         }
         try {
@@ -138,5 +134,35 @@ final class ClassArchive {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static void describe(StringBuilder s, Path p) {
+        s.append('|').append(p);
+        try {
+            if (Files.isRegularFile(p)) {
+                s.append(':').append(Files.size(p)).append(':').append(Files.getLastModifiedTime(p).toMillis());
+            }
+        } catch (IOException e) {
+            s.append(":?");
+        }
+    }
+
+    /** The files a JAR's manifest names in its Class-Path, relative to the JAR's folder. */
+    private static List<Path> manifestClassPath(Path jar) {
+        List<Path> out = new ArrayList<>();
+        try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+            java.util.jar.Manifest m = j.getManifest();
+            String cp = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+            if (cp != null) {
+                for (String e : cp.trim().split("\\s+")) {
+                    if (!e.isEmpty()) {
+                        out.add(jar.toAbsolutePath().getParent().resolve(e).normalize());
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not a readable JAR: its own size and time name it
+        }
+        return out;
     }
 }
