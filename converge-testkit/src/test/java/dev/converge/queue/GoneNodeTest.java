@@ -113,6 +113,31 @@ class GoneNodeTest {
     }
 
     @Test
+    void aRecordMadeBeforeTheServersLastCrashRestartProvesNothingEither() throws Exception {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_gone_crash");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
+                Converge rescuer = node(store, "rescuer")) {
+            // a crash restart keeps the postmaster's start time and starts a new checkpointer; the
+            // checkpointer of a server started normally starts a little after the postmaster too,
+            // and a record made between the two stands for one made before a crash restart
+            exec(store, "CREATE TABLE starts AS SELECT pg_postmaster_start_time() AS postmaster, "
+                    + "(SELECT backend_start FROM pg_stat_activity WHERE backend_type = 'checkpointer') AS checkpointer");
+            assertThat(count(store, "SELECT count(*) FROM starts WHERE checkpointer > postmaster"))
+                    .as("the test's role sees the checkpointer, started after the postmaster").isEqualTo(1);
+            long id = rescuer.enqueue(PING, new Ping(1)).jobId();
+            try (Connection ghost = DriverManager.getConnection(db.url(), db.user(), null)) {
+                ghostNode(ghost, "ghost", 6_666_666_666L,
+                        "(SELECT postmaster + (checkpointer - postmaster) / 2 FROM starts)");
+            }
+            leaseTo(store, id, "ghost");
+            rescuer.start();
+            Thread.sleep(3000); // some 15 rescue passes
+            assertThat(rescuer.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+            assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("ghost");
+        }
+    }
+
+    @Test
     void aJobTakenBackWakesTheOtherNodesNotOnlyTheOneThatTookItBack() throws Exception {
         JobType<Ping> block = JobType.of("gone.block", Ping.class);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -270,6 +295,15 @@ class GoneNodeTest {
             try (Statement st = c.createStatement();
                     ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
                             + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        });
+    }
+
+    private static int count(Store store, String sql) {
+        return store.withConnection(c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
                 rs.next();
                 return rs.getInt(1);
             }

@@ -94,10 +94,15 @@ public final class JobStore {
                 + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
                 + "FOR UPDATE SKIP LOCKED");
         // a node is gone when the session advisory lock it recorded is no longer held, and it was
-        // recorded since the server last started (a restart drops every lock: those records prove nothing)
+        // recorded since the server last started (a restart drops every lock: those records prove
+        // nothing). A crash restart (a server process died, every session with it) keeps the
+        // postmaster's start time but starts a new checkpointer; a role that may see it (superuser,
+        // pg_read_all_stats) recognises that too, another sees no row and only the postmaster's time.
         this.orphaned = dialect.supportsListen() ? sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS)
                 + " FROM cv_job WHERE state = 'running' AND lease_expires_at >= {now} AND lease_owner IN ("
-                + "SELECT n.node_id FROM cv_node n WHERE n.node_id <> :node AND n.present_since >= pg_postmaster_start_time() "
+                + "SELECT n.node_id FROM cv_node n WHERE n.node_id <> :node AND n.present_since >= ("
+                + "SELECT GREATEST(pg_postmaster_start_time(), MAX(a.backend_start)) FROM pg_stat_activity a "
+                + "WHERE a.backend_type = 'checkpointer') "
                 + "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted "
                 + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 + "AND ((CAST(l.classid AS BIGINT) << 32) | CAST(l.objid AS BIGINT)) = n.presence_key)) "
