@@ -82,9 +82,7 @@ class GoneNodeTest {
                 lockOn(ghost, 7_777_777_777L);
                 leaseTo(store, id, "ghost");
                 rescuer.start();
-                Thread.sleep(3000); // some 15 rescue passes: the ghost's session is open, its job stays
-                assertThat(rescuer.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
-                assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("ghost");
+                assertKeptThroughRescuePasses(rescuer, id, "ghost"); // the ghost's session is open
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.job(id).orElseThrow().state() == JobState.SUCCEEDED);
             assertThat(rescuer.job(id).orElseThrow().lastError()).contains("the node holding it is gone");
@@ -103,9 +101,7 @@ class GoneNodeTest {
             }
             leaseTo(store, id, "ghost");
             rescuer.start();
-            Thread.sleep(3000); // some 15 rescue passes
-            assertThat(rescuer.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
-            assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("ghost");
+            assertKeptThroughRescuePasses(rescuer, id, "ghost");
             // the same record made since the server started: the node is gone
             exec(store, "UPDATE cv_node SET present_since = now() WHERE node_id = 'ghost'");
             await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.job(id).orElseThrow().state() == JobState.SUCCEEDED);
@@ -131,9 +127,7 @@ class GoneNodeTest {
             }
             leaseTo(store, id, "ghost");
             rescuer.start();
-            Thread.sleep(3000); // some 15 rescue passes
-            assertThat(rescuer.job(id).orElseThrow().state()).isEqualTo(JobState.RUNNING);
-            assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("ghost");
+            assertKeptThroughRescuePasses(rescuer, id, "ghost");
         }
     }
 
@@ -227,6 +221,14 @@ class GoneNodeTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> presenceRecorded(store, "rescuer"));
             }
         }
+    }
+
+    /** After some 15 of the rescuer's passes (200 ms each), the job is still running, held by {@code owner}. */
+    private static void assertKeptThroughRescuePasses(Converge rescuer, long id, String owner) throws InterruptedException {
+        Thread.sleep(3000);
+        JobRow row = rescuer.job(id).orElseThrow();
+        assertThat(row.state()).isEqualTo(JobState.RUNNING);
+        assertThat(row.leaseOwner()).isEqualTo(owner);
     }
 
     /** A working node, not started, that looks for leases to take back every 200 ms. */
