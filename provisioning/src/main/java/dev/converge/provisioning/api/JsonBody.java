@@ -17,6 +17,9 @@ import java.util.Locale;
  */
 final class JsonBody {
     private final ObjectMapper json;
+    /** How much of a too-large body is read and dropped so the client reliably gets its 413. */
+    static final long DISCARD_AT_MOST = 1024 * 1024;
+
     private final int maxBytes;
 
     JsonBody(ObjectMapper json, int maxBytes) {
@@ -52,16 +55,48 @@ final class JsonBody {
     private byte[] bytes(Context ctx) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > maxBytes) {
+            if (declared <= maxBytes + DISCARD_AT_MOST) {
+                discard(ctx, declared);
+            }
             throw tooLarge();
         }
         try (InputStream in = ctx.bodyInputStream()) {
             byte[] read = in.readNBytes(maxBytes + 1);
             if (read.length > maxBytes) {
+                discardRest(in, DISCARD_AT_MOST);
                 throw tooLarge();
             }
             return read;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /*
+     * A 413 sent while the body is still arriving is often never seen: the server closes the connection
+     * with unread bytes in its socket, the kernel answers with a reset, and the reset discards the
+     * response in the client's buffer. So a body up to DISCARD_AT_MOST past the limit is read and dropped
+     * first (the connection stays usable); a larger one is answered at once and the connection closed,
+     * as any server must.
+     */
+    private static void discard(Context ctx, long declared) {
+        try (InputStream in = ctx.bodyInputStream()) {
+            discardRest(in, declared);
+        } catch (IOException e) {
+            // the client went away; the 413 is still the answer
+        }
+    }
+
+    private static void discardRest(InputStream in, long atMost) {
+        byte[] sink = new byte[8192];
+        long left = atMost;
+        try {
+            int n;
+            while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) >= 0) {
+                left -= n;
+            }
+        } catch (IOException e) {
+            // the client went away; the 413 is still the answer
         }
     }
 
