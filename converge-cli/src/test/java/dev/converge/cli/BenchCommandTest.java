@@ -118,9 +118,16 @@ class BenchCommandTest {
             // the ledger's claim and confirm and the token's checkout and spend are transactions of their own
             assertThat(r.path("guarded_commits_per_flow").asDouble())
                     .isGreaterThan(r.path("plain_commits_per_flow").asDouble());
+            // the server runs on this machine: its backends' CPU is read from /proc (10 ms ticks, so it may round to 0)
+            assertThat(r.has("guarded_db_cpu_us_per_step")).isTrue();
+            assertThat(r.path("guarded_db_cpu_us_per_step").asLong()).isNotNegative();
+            assertThat(r.path("plain_db_cpu_us_per_step").asLong()).isNotNegative();
         } else {
             assertThat(r.has("guarded_commits_per_flow")).isFalse();
+            assertThat(r.has("guarded_db_cpu_us_per_step")).as("no server backends on H2").isFalse();
         }
+        assertThat(r.path("guarded_jvm_cpu_us_per_step").asLong()).as("a step costs this JVM some CPU").isPositive();
+        assertThat(r.path("plain_jvm_cpu_us_per_step").asLong()).isPositive();
         assertThat(new CommandLine(new BenchCommand()).execute("flow", "--store", "h2", "--flows", "5"))
                 .as("fewer than 10 flows are refused").isNotZero();
     }

@@ -67,6 +67,11 @@ final class BenchDatabase implements AutoCloseable {
         return user == null ? b : b.username(user);
     }
 
+    /** The scratch database's name (null on H2). */
+    String name() {
+        return name;
+    }
+
     String url() {
         return url;
     }

@@ -57,6 +57,7 @@ public final class FlowBench {
         QueueBenchResult.Figure flows = new QueueBenchResult.Figure(o.rounds());
         List<String> checks = new ArrayList<>();
         double[] commits = {Double.NaN, Double.NaN};
+        FlowBenchResult.Cpu[] cpu = new FlowBenchResult.Cpu[2];
         for (int r = 0; r <= o.rounds(); r++) {
             boolean guardedFirst = r % 2 == 1;
             for (int turn = 0; turn < 2; turn++) {
@@ -67,16 +68,17 @@ public final class FlowBench {
                 Run run = measure(guarded);
                 flows.put(r, guarded, run.flowsPerSecond);
                 commits[guarded ? 0 : 1] = run.commitsPerFlow;
+                cpu[guarded ? 0 : 1] = run.cpu;
                 if (guarded) {
                     checks.add(run.check);
                 }
             }
         }
-        return new FlowBenchResult(o.store(), o.flows(), o.workers(), flows, commits[0], commits[1],
+        return new FlowBenchResult(o.store(), o.flows(), o.workers(), flows, commits[0], commits[1], cpu[0], cpu[1],
                 checks.get(checks.size() - 1));
     }
 
-    private record Run(double flowsPerSecond, String check, double commitsPerFlow) {
+    private record Run(double flowsPerSecond, String check, double commitsPerFlow, FlowBenchResult.Cpu cpu) {
     }
 
     private Run measure(boolean guarded) throws Exception {
@@ -90,6 +92,7 @@ public final class FlowBench {
         Map<String, String> seatOf = new HashMap<>();
         try (BenchDatabase db = BenchDatabase.create(o.postgres(), o.dbUrl(), o.user())) {
             double fps;
+            FlowBenchResult.Cpu cpu;
             long before;
             int polls;
             try (Store store = Store.open(db.config().maxPoolSize(Math.max(10, o.workers() + 2)).poolName("bench-flow")
@@ -131,10 +134,24 @@ public final class FlowBench {
                     }
                     startAll(engine, steps, guarded, seatOf);
                     before = db.postgres() ? commits(db) : 0;
+                    BackendActivity backends = db.postgres() ? new BackendActivity(o.dbUrl(), o.user(), db.name(), null) : null;
+                    if (backends != null) {
+                        backends.start();
+                    }
+                    long cpuBefore = jvmCpuNanos();
                     long start = System.nanoTime();
-                    engine.start();
-                    polls = awaitSucceeded(db);
-                    fps = o.flows() * 1e9 / (System.nanoTime() - start);
+                    try {
+                        engine.start();
+                        polls = awaitSucceeded(db);
+                        fps = o.flows() * 1e9 / (System.nanoTime() - start);
+                        long stepsRun = (long) o.flows() * STEPS;
+                        cpu = new FlowBenchResult.Cpu((jvmCpuNanos() - cpuBefore) / 1e3 / stepsRun,
+                                backends == null ? Double.NaN : backends.backendCpuNanos() / 1e3 / stepsRun);
+                    } finally {
+                        if (backends != null) {
+                            backends.stop();
+                        }
+                    }
                 }
             }
             String check = verify(leaves, seats);
@@ -145,8 +162,13 @@ public final class FlowBench {
                 // the count read before, and every poll of the flows' states, committed a transaction of its own
                 commitsPerFlow = (commits(db) - before - 1 - polls) / (double) o.flows();
             }
-            return new Run(fps, check, commitsPerFlow);
+            return new Run(fps, check, commitsPerFlow, cpu);
         }
+    }
+
+    /** CPU time of this whole JVM so far (every thread: the engine's, the driver's, the compiler's, the collector's). */
+    private static long jvmCpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
     }
 
     /** Transactions committed in this run's database so far, as PostgreSQL's statistics count them. */

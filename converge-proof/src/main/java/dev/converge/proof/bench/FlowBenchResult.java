@@ -14,10 +14,24 @@ import java.util.Map;
  * beside plain, the cold round and the median of the warm ones. In the figure, "engine" is the
  * guarded flow and "reference" the plain one. On PostgreSQL it also counts the transactions each
  * flow commits (from the database's own statistics, in the last run of each kind), which unlike a
- * rate does not depend on how busy the machine is.
+ * rate does not depend on how busy the machine is, and the CPU time a step took in this JVM and in
+ * the database's backends (the latter when the server runs on this machine): where the benchmark is
+ * CPU-bound, as on a small machine shared with its database, the ratio of the two sides follows it.
  */
 public record FlowBenchResult(String store, int flows, int workers, QueueBenchResult.Figure figure,
-        double guardedCommitsPerFlow, double plainCommitsPerFlow, String check) {
+        double guardedCommitsPerFlow, double plainCommitsPerFlow, Cpu guardedCpu, Cpu plainCpu, String check) {
+
+    /**
+     * CPU time per step over one run, from the engine's start until every flow succeeded.
+     *
+     * @param jvmMicros      this whole JVM (the engine, the driver, the compiler, the collector), µs
+     * @param databaseMicros the run database's server backends, µs (NaN when they cannot be read)
+     */
+    public record Cpu(double jvmMicros, double databaseMicros) {
+        double total() {
+            return jvmMicros + (Double.isNaN(databaseMicros) ? 0 : databaseMicros);
+        }
+    }
 
     public double guardedStepsPerSecond() {
         return figure.engine() * FlowBench.STEPS;
@@ -46,8 +60,22 @@ public record FlowBenchResult(String store, int flows, int workers, QueueBenchRe
             m.put("guarded_commits_per_flow", Math.round(guardedCommitsPerFlow * 10) / 10.0);
             m.put("plain_commits_per_flow", Math.round(plainCommitsPerFlow * 10) / 10.0);
         }
+        m.put("guarded_jvm_cpu_us_per_step", Math.round(guardedCpu.jvmMicros()));
+        m.put("plain_jvm_cpu_us_per_step", Math.round(plainCpu.jvmMicros()));
+        if (!Double.isNaN(guardedCpu.databaseMicros())) {
+            m.put("guarded_db_cpu_us_per_step", Math.round(guardedCpu.databaseMicros()));
+            m.put("plain_db_cpu_us_per_step", Math.round(plainCpu.databaseMicros()));
+        }
         m.put("check", check);
         return m;
+    }
+
+    private static String describe(Cpu cpu) {
+        if (Double.isNaN(cpu.databaseMicros())) {
+            return String.format(Locale.ROOT, "%,.0f µs in this JVM", cpu.jvmMicros());
+        }
+        return String.format(Locale.ROOT, "%,.0f µs (JVM %,.0f + database %,.0f)", cpu.total(), cpu.jvmMicros(),
+                cpu.databaseMicros());
     }
 
     public void writeJson(Path file) throws IOException {
@@ -80,6 +108,8 @@ public record FlowBenchResult(String store, int flows, int workers, QueueBenchRe
             out.printf(Locale.ROOT, "  commits per flow: guarded %.1f, plain %.1f (from pg_stat_database, last run of each)%n",
                     guardedCommitsPerFlow, plainCommitsPerFlow);
         }
+        out.printf(Locale.ROOT, "  CPU per step, last run of each: guarded %s, plain %s%n", describe(guardedCpu),
+                describe(plainCpu));
         out.printf(Locale.ROOT, "  checked after the last guarded run: %s%n", check);
     }
 }

@@ -141,7 +141,7 @@ public final class ScaleBench {
             awaitReady(started);
             Thread.sleep(1100); // the children's start-up commits reach pg_stat_database before the baseline
             long commitsBefore = commits(admin, dbName);
-            ActivitySampler sampler = new ActivitySampler(o.dbUrl(), o.user(), dbName);
+            BackendActivity sampler = new BackendActivity(o.dbUrl(), o.user(), dbName, CHILD_APP);
             sampler.start();
             long polls;
             long elapsed;
@@ -308,103 +308,6 @@ public final class ScaleBench {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             // a temporary directory left behind
-        }
-    }
-
-    /** Samples the children's connections to the scratch database every 20 ms, from the server's own database. */
-    private static final class ActivitySampler {
-        private final String url;
-        private final String user;
-        private final String dbName;
-        private volatile boolean running = true;
-        private volatile int peakConnections;
-        private volatile int peakActive;
-        private volatile Exception failure;
-        private final java.util.Map<Long, Long> firstTicks = new java.util.concurrent.ConcurrentHashMap<>();
-        private final java.util.Map<Long, Long> lastTicks = new java.util.concurrent.ConcurrentHashMap<>();
-        private Thread thread;
-
-        ActivitySampler(String url, String user, String dbName) {
-            this.url = url;
-            this.user = user;
-            this.dbName = dbName;
-        }
-
-        void start() {
-            thread = new Thread(() -> {
-                try (Connection c = DriverManager.getConnection(url, user, null);
-                        PreparedStatement st = c.prepareStatement("SELECT pid, state = 'active' FROM pg_stat_activity "
-                                + "WHERE datname = ? AND application_name = '" + CHILD_APP + "'")) {
-                    st.setString(1, dbName);
-                    while (running) {
-                        int connections = 0;
-                        int active = 0;
-                        try (ResultSet rs = st.executeQuery()) {
-                            while (rs.next()) {
-                                connections++;
-                                active += rs.getBoolean(2) ? 1 : 0;
-                                long pid = rs.getLong(1);
-                                long ticks = cpuTicks(pid);
-                                if (ticks >= 0) {
-                                    firstTicks.putIfAbsent(pid, ticks);
-                                    lastTicks.put(pid, ticks);
-                                }
-                            }
-                        }
-                        peakConnections = Math.max(peakConnections, connections);
-                        peakActive = Math.max(peakActive, active);
-                        Thread.sleep(20);
-                    }
-                } catch (SQLException e) {
-                    failure = e;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "bench-scale-activity");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void stop() throws InterruptedException {
-            running = false;
-            thread.join(5000);
-            if (failure != null) {
-                throw new IllegalStateException("sampling pg_stat_activity failed: " + failure, failure);
-            }
-        }
-
-        int peakConnections() {
-            return peakConnections;
-        }
-
-        /**
-         * CPU time the children's server backends used while sampled (from /proc, when the server runs on this
-         * machine; NaN otherwise), at the kernel's tick of 10 ms; a backend counts from its first sample on.
-         */
-        double backendCpuNanos() {
-            if (lastTicks.isEmpty()) {
-                return Double.NaN;
-            }
-            long ticks = 0;
-            for (var e : lastTicks.entrySet()) {
-                ticks += e.getValue() - firstTicks.get(e.getKey());
-            }
-            return ticks * 10e6;
-        }
-
-        /** utime + stime of a process in clock ticks (100 a second), or -1 when it cannot be read. */
-        private static long cpuTicks(long pid) {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            } catch (IOException | RuntimeException e) {
-                return -1;
-            }
-        }
-
-        int peakActive() {
-            return peakActive;
         }
     }
 }
