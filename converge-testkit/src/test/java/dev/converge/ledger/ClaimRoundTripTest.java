@@ -82,6 +82,45 @@ class ClaimRoundTripTest {
         }
     }
 
+    record Again(String key, String label) {
+    }
+
+    static final JobType<Again> AGAIN = JobType.of("claim-round-trips.again", Again.class).withRetry(RetryPolicy.never());
+
+    /**
+     * A step whose key the ledger holds already (a retried or repeated step): on PostgreSQL the claiming
+     * statement returns the entry that holds the key, so the step does not read it again after; a
+     * confirmed entry for the same subject is the answer with no further statement.
+     */
+    @ParameterizedTest(name = "{0}: {1} round trips for a key already confirmed")
+    @CsvSource({"postgres, 1", "h2, 3"})
+    void aStepWhoseKeyIsConfirmedAlreadyReadsItWithTheClaim(String kind, int again) {
+        try (Harness h = new Harness(kind)) {
+            Store counted = Store.of(counting(h.store().dataSource()), h.store().clock());
+            Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
+            Converge engine = h.engine(counted, b -> b.queue("default", 2).resource(repos)
+                    .handle(AGAIN, (p, ctx) -> {
+                        List<String> mine = new ArrayList<>();
+                        RECORDING.set(mine);
+                        try {
+                            ctx.ledger().ensure(repos, p.key(), "subject-" + p.key(), Map.of());
+                        } finally {
+                            RECORDING.remove();
+                            sent.put(p.label(), mine);
+                        }
+                    }));
+            long flowId = engine.flows().start(Flow.of("claim-round-trips", "f2")
+                    .then(Job.of(AGAIN, new Again("twice", "first")))
+                    .then(Job.of(AGAIN, new Again("twice", "second")))).flowId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.flows().get(flowId).orElseThrow().state()
+                    == FlowState.SUCCEEDED);
+
+            assertThat(repos.createsOf("twice")).as("one create for the two steps").isEqualTo(1);
+            assertThat(sent.get("second")).as("round trips of the step that found its key confirmed: %s",
+                    sent.get("second")).hasSize(again);
+        }
+    }
+
     /** The statements and commits of the thread that is recording, in order. */
     static final ThreadLocal<List<String>> RECORDING = new ThreadLocal<>();
 

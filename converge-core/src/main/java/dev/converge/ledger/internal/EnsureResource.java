@@ -117,7 +117,8 @@ final class EnsureResource {
                 got.calledOff = tried.calledOff();
                 return tried.claimed().get();
             }
-            Optional<LedgerEntry> cur = ops.byKey(type.kind(), key);
+            // the claiming statement may have returned what holds the key; read it only when it did not
+            Optional<LedgerEntry> cur = tried.held().isPresent() ? tried.held() : ops.byKey(type.kind(), key);
             if (cur.isEmpty()) {
                 if (tried.refusal() != null) {
                     throw tried.refusal(); // the flow refused the compensation, and no entry holds the key
@@ -181,7 +182,11 @@ final class EnsureResource {
      * its lease); {@code refusal} is set when the flow refused its compensation (it has ended), {@code calledOff}
      * when the claiming statement also read whether the step was called off.
      */
-    private record Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal, Boolean calledOff) {
+    private record Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal, Boolean calledOff,
+            Optional<LedgerEntry> held) {
+        Fresh(Optional<LedgerEntry> claimed, RuntimeException refusal, Boolean calledOff) {
+            this(claimed, refusal, calledOff, Optional.empty());
+        }
     }
 
     /**
@@ -206,10 +211,11 @@ final class EnsureResource {
             return new Fresh(got.claimed(), null, got.calledOff());
         }
         if (got.flowState() == null) {
-            return new Fresh(Optional.empty(), new IllegalStateException("flow " + flowId + " does not exist"), null);
+            return new Fresh(Optional.empty(), new IllegalStateException("flow " + flowId + " does not exist"), null,
+                    got.held());
         }
         return new Fresh(Optional.empty(), FlowTracker.ACCEPTS_COMPENSATIONS.contains(got.flowState()) ? null
-                : FlowTracker.ended(flowId, got.flowState()), null);
+                : FlowTracker.ended(flowId, got.flowState()), null, got.held());
     }
 
     /**

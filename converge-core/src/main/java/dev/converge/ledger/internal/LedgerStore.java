@@ -155,7 +155,9 @@ public final class LedgerStore {
      * autocommit the statement commits at once: the flow cannot end, nor its compensation decide what to
      * undo, between the check and the commit, and the entry never exists without its compensation. The
      * step's batch's state comes back too, read in the same snapshot: with the flow's, it answers whether the
-     * step was called off (R7) without a round trip of its own.
+     * step was called off (R7) without a round trip of its own. When the key is taken, the entry holding it
+     * comes back too, as the statement's snapshot saw it (none when it was inserted by a transaction that
+     * committed after the statement began: then the caller reads it).
      */
     private static String insertClaimInFlowSql() {
         StringBuilder accepting = new StringBuilder();
@@ -166,6 +168,9 @@ public final class LedgerStore {
         for (String col : COLUMN_NAMES) {
             returned.append(", c.").append(col);
         }
+        for (String col : COLUMN_NAMES) {
+            returned.append(", x.").append(col).append(" AS ").append(HELD).append(col);
+        }
         return "WITH f AS (SELECT state FROM cv_flow WHERE id = :flow_id FOR SHARE), "
                 + "c AS (INSERT INTO cv_ledger (kind, natural_key, flow_id, subject, state, safety, owner_job_id, "
                 + "owner_epoch, create_params, created_at, updated_at) SELECT :kind, :key, :flow_id, :subject, 'claimed', "
@@ -173,9 +178,10 @@ public final class LedgerStore {
                 + "AND j.state = 'running' AND f.state IN (" + accepting + ") ON CONFLICT DO NOTHING RETURNING " + COLUMNS
                 + "), k AS (INSERT INTO cv_compensation (flow_id, kind, payload, state, created_at) "
                 + "SELECT :flow_id, :comp_kind, CAST(:payload_before AS TEXT) || c.id || CAST(:payload_after AS TEXT), "
-                + "'pending', {now} FROM c) "
+                + "'pending', {now} FROM c), "
+                + "x AS (SELECT " + COLUMNS + " FROM cv_ledger WHERE kind = :kind AND natural_key = :key) "
                 + "SELECT f.state AS flow_state, (SELECT state FROM cv_batch WHERE id = :batch_id) AS batch_state" + returned
-                + " FROM (SELECT 1) one LEFT JOIN f ON true LEFT JOIN c ON true";
+                + " FROM (SELECT 1) one LEFT JOIN f ON true LEFT JOIN c ON true LEFT JOIN x ON c.id IS NULL";
     }
 
     /**
@@ -183,8 +189,12 @@ public final class LedgerStore {
      * lost its lease, or the flow refused), the flow's state (null if there is no such flow), and whether
      * the step was called off when it claimed (its batch cancelled, or its flow no longer running).
      */
-    public record FlowClaim(Optional<LedgerEntry> claimed, FlowState flowState, boolean calledOff) {
+    public record FlowClaim(Optional<LedgerEntry> claimed, FlowState flowState, boolean calledOff,
+            Optional<LedgerEntry> held) {
     }
+
+    /** The prefix of the columns of the entry that holds the key, in {@link #insertClaimInFlowSql()}. */
+    private static final String HELD = "held_";
 
     /** A compensation as stored with the entry it undoes: its kind, and its payload around the entry's id. */
     public record CompensationOf(String kind, String payloadBefore, String payloadAfter) {
@@ -205,10 +215,11 @@ public final class LedgerStore {
                 .text("payload_before", compensation.payloadBefore()).text("payload_after", compensation.payloadAfter());
         FlowClaim got = insertClaimInFlow.queryOne(c, p, rs -> {
             String state = rs.getString("flow_state");
-            return new FlowClaim(rs.getObject("id") == null ? Optional.empty() : Optional.of(entry(rs)),
-                    state == null ? null : FlowState.fromSql(state), FlowStore.calledOff(rs.getString("batch_state"), state));
+            return new FlowClaim(rs.getObject("id") == null ? Optional.empty() : Optional.of(entry(rs, "")),
+                    state == null ? null : FlowState.fromSql(state), FlowStore.calledOff(rs.getString("batch_state"), state),
+                    rs.getObject(HELD + "id") == null ? Optional.empty() : Optional.of(entry(rs, HELD)));
         });
-        return got == null ? new FlowClaim(Optional.empty(), null, true) : got;
+        return got == null ? new FlowClaim(Optional.empty(), null, true, Optional.empty()) : got;
     }
 
     /** Claims a deleted or released entry again for a new generation; the entry as written, or empty if refused. */
@@ -357,11 +368,17 @@ public final class LedgerStore {
     }
 
     private static LedgerEntry entry(java.sql.ResultSet rs) throws SQLException {
-        Map<String, Object> data = map(rs.getString("data"), "stored leaf data is unreadable");
-        return new LedgerEntry(rs.getLong("id"), rs.getString("kind"), rs.getString("natural_key"),
-                Sql.nullableLong(rs, "flow_id"), rs.getString("subject"), LedgerState.fromSql(rs.getString("state")),
-                RepetitionSafety.fromSql(rs.getString("safety")), rs.getString("leaf_id"), data, rs.getInt("generation"),
-                Sql.nullableLong(rs, "owner_job_id"), Sql.nullableLong(rs, "owner_epoch"), rs.getString("last_error"),
-                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"), Sql.instant(rs, "confirmed_at"));
+        return entry(rs, "");
+    }
+
+    /** The entry in the columns named with this prefix. */
+    private static LedgerEntry entry(java.sql.ResultSet rs, String p) throws SQLException {
+        Map<String, Object> data = map(rs.getString(p + "data"), "stored leaf data is unreadable");
+        return new LedgerEntry(rs.getLong(p + "id"), rs.getString(p + "kind"), rs.getString(p + "natural_key"),
+                Sql.nullableLong(rs, p + "flow_id"), rs.getString(p + "subject"), LedgerState.fromSql(rs.getString(p + "state")),
+                RepetitionSafety.fromSql(rs.getString(p + "safety")), rs.getString(p + "leaf_id"), data,
+                rs.getInt(p + "generation"), Sql.nullableLong(rs, p + "owner_job_id"), Sql.nullableLong(rs, p + "owner_epoch"),
+                rs.getString(p + "last_error"), Sql.instant(rs, p + "created_at"), Sql.instant(rs, p + "updated_at"),
+                Sql.instant(rs, p + "confirmed_at"));
     }
 }
