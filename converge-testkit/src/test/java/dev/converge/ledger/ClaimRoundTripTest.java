@@ -50,17 +50,7 @@ class ClaimRoundTripTest {
             Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
             Converge[] self = new Converge[1];
             self[0] = h.engine(counted, b -> b.queue("default", 2).resource(repos)
-                    .handle(MAKE, (p, ctx) -> {
-                        List<String> mine = new ArrayList<>();
-                        RECORDING.set(mine);
-                        try {
-                            // the subject named, so that the flow's subject (read once per flow) is not counted
-                            ctx.ledger().ensure(repos, p.key(), "subject-" + p.key(), Map.of());
-                        } finally {
-                            RECORDING.remove();
-                            sent.put(p.key(), mine);
-                        }
-                    }));
+                    .handle(MAKE, (p, ctx) -> sent.put(p.key(), ensureRecorded(ctx, p.key()))));
             Converge engine = self[0];
             long flowId = engine.flows().start(Flow.of("claim-round-trips", "f1")
                     .then(Job.of(MAKE, new Make("in-flow", true)))).flowId();
@@ -99,16 +89,7 @@ class ClaimRoundTripTest {
             Store counted = Store.of(counting(h.store().dataSource()), h.store().clock());
             Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
             Converge engine = h.engine(counted, b -> b.queue("default", 2).resource(repos)
-                    .handle(AGAIN, (p, ctx) -> {
-                        List<String> mine = new ArrayList<>();
-                        RECORDING.set(mine);
-                        try {
-                            ctx.ledger().ensure(repos, p.key(), "subject-" + p.key(), Map.of());
-                        } finally {
-                            RECORDING.remove();
-                            sent.put(p.label(), mine);
-                        }
-                    }));
+                    .handle(AGAIN, (p, ctx) -> sent.put(p.label(), ensureRecorded(ctx, p.key()))));
             long flowId = engine.flows().start(Flow.of("claim-round-trips", "f2")
                     .then(Job.of(AGAIN, new Again("twice", "first")))
                     .then(Job.of(AGAIN, new Again("twice", "second")))).flowId();
@@ -119,6 +100,21 @@ class ClaimRoundTripTest {
             assertThat(sent.get("second")).as("round trips of the step that found its key confirmed: %s",
                     sent.get("second")).hasSize(again);
         }
+    }
+
+    /**
+     * Ensures the key's repository and returns what this thread sent meanwhile. The subject is named, so that
+     * the flow's subject (read once per flow) is not counted.
+     */
+    private List<String> ensureRecorded(dev.converge.handler.JobContext ctx, String key) {
+        List<String> mine = new ArrayList<>();
+        RECORDING.set(mine);
+        try {
+            ctx.ledger().ensure(repos, key, "subject-" + key, Map.of());
+        } finally {
+            RECORDING.remove();
+        }
+        return mine;
     }
 
     /** The statements and commits of the thread that is recording, in order. */
