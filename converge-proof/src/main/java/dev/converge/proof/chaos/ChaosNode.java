@@ -96,6 +96,10 @@ public final class ChaosNode {
         @Option(names = "--in-flight-timeout", converter = DurationConverter.class)
         Duration inFlightTimeout;
 
+        @Option(names = "--standby", description = "Open the store, then wait for a line on standard input before "
+                + "serving (a warm spare, as the workers have); exit if it closes first.")
+        boolean standby;
+
         @Override
         public Integer call() throws InterruptedException {
             CountDownLatch stop = new CountDownLatch(1);
@@ -104,15 +108,24 @@ public final class ChaosNode {
                 api0 = api0.withInFlightTimeout(inFlightTimeout);
             }
             NodeOptions options = damage.apply(node.options(0));
-            try (Store store = service.database.open();
-                    Provisioning p = Provisioning.start(store, service.config(), options);
+            try (Store store = service.database.open()) {
+                if (standby && !Worker.startSignal("converge server standing by")) {
+                    return 0;
+                }
+                serve(store, options, api0, stop);
+            }
+            return 0;
+        }
+
+        private void serve(Store store, NodeOptions options, ApiOptions api0, CountDownLatch stop)
+                throws InterruptedException {
+            try (Provisioning p = Provisioning.start(store, service.config(), options);
                     ApiServer api = ApiServer.start(p, api0, StandardExtensions.all())) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "converge-stop"));
                 System.out.println("converge server listening on http://127.0.0.1:" + api.port() + " (node "
                         + p.engine().nodeId() + ", store " + store + ")");
                 stop.await();
             }
-            return 0;
         }
     }
 
@@ -138,7 +151,7 @@ public final class ChaosNode {
             NodeOptions options = damage.apply(node.options(node.concurrency()));
             var config = service.config();
             try (Store store = service.database.open()) {
-                if (standby && !startSignal()) {
+                if (standby && !startSignal("converge worker standing by")) {
                     return 0;
                 }
                 try (Provisioning p = Provisioning.start(store, config, options)) {
@@ -151,8 +164,8 @@ public final class ChaosNode {
         }
 
         /** Waits for a line on standard input; false when it closes first (the supervisor is gone). */
-        private static boolean startSignal() {
-            System.out.println("converge worker standing by");
+        static boolean startSignal(String standingBy) {
+            System.out.println(standingBy);
             try {
                 return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine() != null;
             } catch (IOException e) {

@@ -90,7 +90,7 @@ final class Fleet implements AutoCloseable {
                 a.add("--next-version"); // the producer is on the next release before any worker is
             }
             return a;
-        }, env, c -> LeafControl.answers(apiUrl() + "/health"), true, false, this::restartPause, say, c -> { });
+        }, env, c -> LeafControl.answers(apiUrl() + "/health"), true, true, this::restartPause, say, c -> { });
         for (int i = 1; i <= settings.workers(); i++) {
             int w = i;
             workers.add(new Slot("worker-" + w, runDir, n -> workerArgs(w, n, service), env,

@@ -18,8 +18,8 @@ import java.util.function.Supplier;
  * currently plays it. A restartable slot starts a new incarnation after a pause whenever its
  * process ends — SIGKILLed by the attacks or halted at a crash point — until the run stops.
  *
- * <p>A worker slot keeps a warm spare: a JVM already started and connected, standing by
- * ({@code worker --standby}) until told to work. On a machine where a JVM takes 5-20 s to start,
+ * <p>A worker slot, and the API server's, keeps a warm spare: a JVM already started and connected, standing by
+ * ({@code worker --standby}, {@code server --standby}) until told to work. On a machine where a JVM takes 5-20 s to start,
  * restarting cold after every kill would leave most workers down most of the time and the attack
  * would measure JVM start-up; with a spare, a killed worker is replaced by a fresh process (new
  * node id, nothing shared with the dead one) about a second after the pause.
