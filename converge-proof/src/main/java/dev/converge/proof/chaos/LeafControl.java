@@ -50,7 +50,7 @@ final class LeafControl {
 
     void clearFaults() {
         try {
-            HTTP.send(HttpRequest.newBuilder(URI.create(base + "/_control/faults")).timeout(Duration.ofSeconds(10))
+            sendIdempotent(HttpRequest.newBuilder(URI.create(base + "/_control/faults")).timeout(Duration.ofSeconds(10))
                     .DELETE().build(), HttpResponse.BodyHandlers.discarding());
         } catch (IOException e) {
             throw new IllegalStateException("cannot clear faults at " + base + ": " + e.getMessage(), e);
@@ -61,7 +61,7 @@ final class LeafControl {
 
     List<FaultHit> hits() {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/_control/faults/hits"))
+            HttpResponse<String> r = sendIdempotent(HttpRequest.newBuilder(URI.create(base + "/_control/faults/hits"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             List<FaultHit> out = new ArrayList<>();
             for (JsonNode h : JSON.readTree(r.body()).path("hits")) {
@@ -74,6 +74,24 @@ final class LeafControl {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Sends a request that may be sent again, up to three times. A kept-alive connection the leaves' server
+     * closed (its idle timeout) can fail the next request with no byte answered; the JDK client sends again only
+     * GET and HEAD, and only once.
+     */
+    private static <T> HttpResponse<T> sendIdempotent(HttpRequest request, HttpResponse.BodyHandler<T> body)
+            throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return HTTP.send(request, body);
+            } catch (IOException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
         }
     }
 
