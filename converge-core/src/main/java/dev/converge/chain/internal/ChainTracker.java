@@ -29,7 +29,7 @@ public final class ChainTracker {
 
     /** Starts the chain's link at {@code pos}. */
     public void startLink(FinishContext tx, ChainRow chain, int pos) throws SQLException {
-        LinkSpec link = chain.links().get(pos);
+        LinkSpec link = chain.link(pos);
         long chainId = chain.progress().id();
         Long flowId = chain.progress().flowId();
         // finish what was started: a later link is due since its chain began, ahead of newer chains' first links

@@ -5,6 +5,7 @@ import static dev.converge.store.internal.Templates.sql;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import dev.converge.ConvergeException;
 import dev.converge.flow.FlowState;
 import dev.converge.flow.internal.FlowStore;
@@ -30,6 +31,8 @@ import java.util.Optional;
  */
 public final class LedgerStore {
     private static final ObjectMapper JSON = dev.converge.queue.internal.JsonCodec.shared();
+    /** Made once, not per row: resolving the generic type each time cost more than reading a small map. */
+    private static final ObjectReader MAP = JSON.readerFor(new TypeReference<Map<String, Object>>() { });
     private static final String[] COLUMN_NAMES = {"id", "kind", "natural_key", "flow_id", "subject", "state", "safety",
         "leaf_id", "data", "generation", "owner_job_id", "owner_epoch", "last_error", "created_at", "updated_at",
         "confirmed_at"};
@@ -361,7 +364,7 @@ public final class LedgerStore {
             return null;
         }
         try {
-            return JSON.readValue(raw, new TypeReference<Map<String, Object>>() { });
+            return MAP.readValue(raw);
         } catch (JsonProcessingException e) {
             throw new ConvergeException(unreadable, e);
         }
