@@ -62,11 +62,21 @@ final class Shared {
         this.timers = timers;
     }
 
-    /** Runs {@code work} in a transaction that may lock running job rows, never beside the heartbeat's statement. */
+    /**
+     * Runs {@code work} in a transaction that may lock running job rows, never beside the heartbeat's statement.
+     * Should this process stop in the middle of it (SIGSTOP, a long pause), the database ends the transaction
+     * after half a lease without a statement: the rows it locked (the jobs, batches, chains and flows of a whole
+     * batch of outcomes) are free again by the time other nodes take the stopped node's jobs over, instead of
+     * holding their completions until the process comes back. What it would have written is retried or refused
+     * when the process wakes, fenced as always.
+     */
     <T> T inRowWritingTransaction(dev.converge.store.SqlWork<T> work) {
         rowWriters.readLock().lock();
         try {
-            return store.inTransaction(work);
+            return store.inTransaction(c -> {
+                dialect.endTransactionIfIdleFor(c, settings.lease().dividedBy(2));
+                return work.run(c);
+            });
         } finally {
             rowWriters.readLock().unlock();
         }

@@ -45,6 +45,15 @@ public interface Dialect {
     boolean supportsListen();
 
     /**
+     * Has the server end the current transaction, rolled back, should it wait longer than {@code idle} for the
+     * client's next statement (the client's process stopped or froze): its row locks then go with it instead of
+     * being held until the process comes back. For this transaction only; a no-op where the database has no such
+     * limit (H2 runs in the process that would have stopped).
+     */
+    default void endTransactionIfIdleFor(Connection c, java.time.Duration idle) throws SQLException {
+    }
+
+    /**
      * The WHERE condition of an UPDATE that takes the rows {@code candidates} names (a
      * {@code SELECT id ... ORDER BY ... LIMIT n}), skipping any row another transaction holds locked.
      */

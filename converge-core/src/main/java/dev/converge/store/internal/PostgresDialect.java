@@ -78,6 +78,17 @@ public final class PostgresDialect implements Dialect {
         return true;
     }
 
+    /** {@code idle_in_transaction_session_timeout}, set local to the transaction. */
+    @Override
+    public void endTransactionIfIdleFor(Connection c, java.time.Duration idle) throws SQLException {
+        long ms = Math.max(1, Math.min(Integer.MAX_VALUE, idle.toMillis()));
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT set_config('idle_in_transaction_session_timeout', ?, true)")) {
+            ps.setString(1, Long.toString(ms));
+            ps.execute();
+        }
+    }
+
     /**
      * {@code = ANY(ARRAY(subquery))}: once the driver prepares the statement on the server,
      * PostgreSQL may plan it generically, and a generic plan turns {@code IN (subquery)} into a
