@@ -30,7 +30,7 @@ public final class ChainStore {
     /**
      * A chain row with its stored links and callbacks, read from their JSON when asked: a link's completion reads
      * the row to start the next link (one of them) or to end the chain (none), and decoding every link and both
-     * callbacks on each read was a tenth of the completion thread's CPU in a flow benchmark.
+     * callbacks on each read was a sixth of the completion thread's samples in a flow benchmark's profile.
      */
     public record ChainRow(ChainProgress progress, String linksJson, String catchJson, String finallyJson) {
         /** The link at {@code pos}, decoded alone (the links before it are skipped, not decoded). */
