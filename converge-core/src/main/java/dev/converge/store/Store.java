@@ -139,6 +139,19 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * Applies an application's own Flyway migrations at {@code location}, recorded in their own
+     * {@code historyTable}, in the connections' schema, as {@link #migrate()} applies the engine's:
+     * safe to run from many processes at once, and on PostgreSQL skipped without loading Flyway when the
+     * schema already records, as successful, every version listed in the classpath resource
+     * {@code <location>.versions} (one a line, kept beside the scripts). Without that list Flyway always runs.
+     */
+    public void migrate(String location, String historyTable) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(historyTable, "historyTable");
+        Migrations.apply(dataSource, location, historyTable, null);
+    }
+
+    /**
      * The database this store runs on: {@code "postgresql"} or {@code "h2"} — the name of the folder
      * that holds each database's migrations, by the engine's convention and the service's.
      */

@@ -15,7 +15,6 @@ import dev.converge.provisioning.tenant.Tenants;
 import dev.converge.store.Store;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import org.flywaydb.core.Flyway;
 
 /**
  * The provisioning service assembled on one node: its schema, the engine with the site flows'
@@ -178,11 +177,9 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         return p;
     }
 
+    /** The service's own tables, beside the engine's; on a schema that has them all already, without Flyway. */
     public static void migrate(Store store) {
-        Flyway.configure().dataSource(store.dataSource())
-                .locations("classpath:db/provisioning/" + store.database())
-                .table("pv_schema_history").baselineOnMigrate(true).baselineVersion("0")
-                .load().migrate();
+        store.migrate("classpath:db/provisioning/" + store.database(), "pv_schema_history");
     }
 
     @Override
