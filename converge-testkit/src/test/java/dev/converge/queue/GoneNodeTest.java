@@ -71,6 +71,33 @@ class GoneNodeTest {
         }
     }
 
+    /**
+     * A node that starts where one died (the usual way a replacement comes up) takes the dead node's jobs back
+     * with its first rescue pass, made as it starts, not one rescue interval later.
+     */
+    @Test
+    void aStartingNodeTakesBackAGoneNodesJobsAtOnceNotAfterItsFirstInterval() throws Exception {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_gone_first");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
+                Converge replacement = Converge.builder(store).nodeId("replacement")
+                        .leases(l -> l.rescue(Duration.ofSeconds(60))).handle(PING, (p, ctx) -> { })
+                        .queue("default", 2).build()) {
+            long id = replacement.enqueue(PING, new Ping(1)).jobId();
+            try (Connection ghost = DriverManager.getConnection(db.url(), db.user(), null)) {
+                ghostNode(ghost, "ghost", 5_555_555_555L, "now()"); // recorded, and its session ends below
+            }
+            leaseTo(store, id, "ghost");
+            long startedAt = System.nanoTime();
+            replacement.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> replacement.job(id).orElseThrow().state() == JobState.SUCCEEDED);
+            long tookMs = (System.nanoTime() - startedAt) / 1_000_000;
+            assertThat(tookMs).as("from the start of a node whose rescue interval is 60 s to the gone node's job done")
+                    .isLessThan(10_000);
+            assertThat(replacement.attempts(id)).extracting(JobAttempt::nodeId).containsExactly("ghost");
+            assertThat(replacement.job(id).orElseThrow().leaseOwner()).isEqualTo("replacement");
+        }
+    }
+
     @Test
     void aNodeWhoseSessionIsOpenKeepsItsJobUntilTheSessionEnds() throws Exception {
         try (ScratchDatabase db = ScratchDatabase.create("cv_gone_open");

@@ -32,10 +32,16 @@ final class Rescuer implements AutoCloseable {
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-rescue"));
     }
 
+    /**
+     * The first pass at once: a node that starts is most often the replacement of one that died, whose jobs
+     * are due back now, not a rescue interval later. The passes after it are spread over the interval, so
+     * that the nodes of a fleet started together do not all look at the same moment.
+     */
     void start() {
         long every = node.settings.rescue().toMillis();
-        long first = ThreadLocalRandom.current().nextLong(every / 2 + 1) + every / 2;
-        timer.scheduleWithFixedDelay(this::safeRescue, first, every, TimeUnit.MILLISECONDS);
+        long second = ThreadLocalRandom.current().nextLong(every / 2 + 1) + every / 2;
+        timer.execute(this::safeRescue);
+        timer.scheduleWithFixedDelay(this::safeRescue, second, every, TimeUnit.MILLISECONDS);
     }
 
     private void safeRescue() {
