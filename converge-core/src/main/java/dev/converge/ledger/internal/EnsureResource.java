@@ -374,21 +374,41 @@ final class EnsureResource {
      * Whatever slips through, the reconciler reports.
      */
     private void afterLostConfirm(ResourceType type, LedgerEntry e, LeafResource res) {
-        Optional<LedgerEntry> now = ops.byId(e.id());
-        boolean over = now.isPresent() && now.get().generation() == e.generation()
-                && (now.get().state() == LedgerState.DELETED || now.get().state() == LedgerState.RELEASED);
-        if (!over) {
-            log.warn("{} '{}' (leaf id {}) was created by a delivery that lost its lease before recording it; "
-                    + "left for the entry's current owner to adopt", type.kind(), res.naturalKey(), res.leafId());
-            return;
-        }
+        // The lease loss that made this delivery stale also interrupts its thread (once, whenever the heartbeat
+        // learns of it): that interrupt is about the job, not this cleanup, which it would otherwise cut short on
+        // its way out and leave the resource behind. Held back here, and given back to the thread after.
+        boolean interrupted = Thread.interrupted();
         try {
-            ObservedLeaf.delete(ops.rt.events(), type, res);
-            log.warn("{} '{}' (leaf id {}) was created by a stale delivery after its entry was settled; deleted it",
-                    type.kind(), res.naturalKey(), res.leafId());
-        } catch (RuntimeException ex) {
-            log.error("ORPHAN: {} '{}' (leaf id {}) was created by a stale delivery and could not be deleted: {}",
-                    type.kind(), res.naturalKey(), res.leafId(), ex.getMessage());
+            Optional<LedgerEntry> now = ops.byId(e.id());
+            boolean over = now.isPresent() && now.get().generation() == e.generation()
+                    && (now.get().state() == LedgerState.DELETED || now.get().state() == LedgerState.RELEASED);
+            if (!over) {
+                log.warn("{} '{}' (leaf id {}) was created by a delivery that lost its lease before recording it; "
+                        + "left for the entry's current owner to adopt", type.kind(), res.naturalKey(), res.leafId());
+                return;
+            }
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    ObservedLeaf.delete(ops.rt.events(), type, res);
+                    log.warn("{} '{}' (leaf id {}) was created by a stale delivery after its entry was settled; deleted it",
+                            type.kind(), res.naturalKey(), res.leafId());
+                    return;
+                } catch (RuntimeException ex) {
+                    if (Thread.interrupted()) {
+                        interrupted = true;
+                        if (attempt == 1) {
+                            continue; // the interrupt came in the middle of the call: once more, uninterrupted
+                        }
+                    }
+                    log.error("ORPHAN: {} '{}' (leaf id {}) was created by a stale delivery and could not be deleted: {}",
+                            type.kind(), res.naturalKey(), res.leafId(), ex.getMessage());
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
