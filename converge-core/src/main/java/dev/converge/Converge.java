@@ -1010,7 +1010,10 @@ public final class Converge implements AutoCloseable {
                 return this;
             }
 
-            /** How often expired leases are looked for (default a sixth of the lease, at least 100ms). */
+            /**
+             * How often expired leases are looked for (default a sixth of the lease, at least 100ms); the first
+             * look is made as the node starts.
+             */
             public LeaseOptions rescue(Duration d) {
                 if (d == null || d.toMillis() < 1) {
                     throw new IllegalArgumentException("rescue must be at least 1ms");
