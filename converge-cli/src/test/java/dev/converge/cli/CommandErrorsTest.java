@@ -75,6 +75,20 @@ class CommandErrorsTest {
     }
 
     @Test
+    void anOrphanRemovalIntervalOutOfRangeOrContradictedIsRefusedBeforeItOpensAnything(@TempDir Path dir) {
+        int exit = run("worker", "--remove-orphans-every", "500ms", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--remove-orphans-every must be between 1s and 24h").doesNotContain("\tat ");
+
+        err.getBuffer().setLength(0);
+        exit = run("worker", "--keep-orphans", "--remove-orphans-every", "1m", "--db", "jdbc:h2:file:" + dir.resolve("store"));
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--keep-orphans and --remove-orphans-every contradict each other")
+                .doesNotContain("\tat ");
+        assertThat(dir.resolve("store.mv.db")).as("no store was opened").doesNotExist();
+    }
+
+    @Test
     void aServiceWithoutLeafTokensIsRefusedBeforeItOpensAnythingUnlessDev(@TempDir Path dir) {
         org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("CONVERGE_GITHOST_TOKEN") == null);
         int exit = run("worker", "--db", "jdbc:h2:file:" + dir.resolve("store"));

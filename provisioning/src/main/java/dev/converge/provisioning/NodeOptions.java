@@ -22,10 +22,12 @@ import java.util.function.Consumer;
  * @param purgeEvery   the slots of the recurring job that deletes expired idempotency keys and approvals
  *                     ({@link ExpiredPurge}); give every node the same, since whichever node holds the
  *                     recurring claim decides the slots by its own
+ * @param removeOrphansEvery the slots of the recurring job that deletes the orphans of deleted sites
+ *                     ({@link OrphanRemoval}); null for none (they are then only reported)
  * @param engine       applied to the engine's builder after the service's defaults
  */
 public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, StepHandlers stepHandlers,
-        Duration purgeEvery, Consumer<Converge.Builder> engine) {
+        Duration purgeEvery, Duration removeOrphansEvery, Consumer<Converge.Builder> engine) {
     /** How long a delivery holds its job without a heartbeat, unless the engine's customizer says otherwise. */
     public static final Duration LEASE = Duration.ofSeconds(30);
     /** The idle fetch wait. */
@@ -44,11 +46,16 @@ public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, S
         if (purgeEvery == null || purgeEvery.compareTo(Duration.ofSeconds(1)) < 0 || purgeEvery.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("--purge-every must be between 1s and 24h, was " + purgeEvery);
         }
+        if (removeOrphansEvery != null && (removeOrphansEvery.compareTo(Duration.ofSeconds(1)) < 0
+                || removeOrphansEvery.compareTo(Duration.ofDays(1)) > 0)) {
+            throw new IllegalArgumentException("--remove-orphans-every must be between 1s and 24h, was " + removeOrphansEvery);
+        }
     }
 
     /** A full node: serves and works with production timings. */
     public static NodeOptions defaults() {
-        return new NodeOptions(16, true, SiteJobs.defaults(), null, ExpiredPurge.DEFAULT_EVERY, b -> { });
+        return new NodeOptions(16, true, SiteJobs.defaults(), null, ExpiredPurge.DEFAULT_EVERY, OrphanRemoval.DEFAULT_EVERY,
+                b -> { });
     }
 
     /**
@@ -63,16 +70,16 @@ public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, S
     }
 
     public NodeOptions withConcurrency(int n) {
-        return new NodeOptions(n, maintenance, jobs, stepHandlers, purgeEvery, engine);
+        return new NodeOptions(n, maintenance, jobs, stepHandlers, purgeEvery, removeOrphansEvery, engine);
     }
 
     /** A node that leaves the watchdog and the reaper to the others. */
     public NodeOptions withoutMaintenance() {
-        return new NodeOptions(concurrency, false, jobs, stepHandlers, purgeEvery, engine);
+        return new NodeOptions(concurrency, false, jobs, stepHandlers, purgeEvery, removeOrphansEvery, engine);
     }
 
     public NodeOptions withJobs(SiteJobs j) {
-        return new NodeOptions(concurrency, maintenance, j, stepHandlers, purgeEvery, engine);
+        return new NodeOptions(concurrency, maintenance, j, stepHandlers, purgeEvery, removeOrphansEvery, engine);
     }
 
     /**
@@ -80,12 +87,21 @@ public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, S
      * (the default, and always in the service) for the steps' own. The proof's naive steps come in here.
      */
     public NodeOptions withStepHandlers(StepHandlers handlers) {
-        return new NodeOptions(concurrency, maintenance, jobs, handlers, purgeEvery, engine);
+        return new NodeOptions(concurrency, maintenance, jobs, handlers, purgeEvery, removeOrphansEvery, engine);
     }
 
     /** How often the recurring job that deletes expired idempotency keys and approvals runs (default 10 minutes). */
     public NodeOptions withPurgeEvery(Duration every) {
-        return new NodeOptions(concurrency, maintenance, jobs, stepHandlers, every, engine);
+        return new NodeOptions(concurrency, maintenance, jobs, stepHandlers, every, removeOrphansEvery, engine);
+    }
+
+    /**
+     * How often the recurring job that deletes the orphans of deleted sites runs (default 10
+     * minutes); null for never, leaving them to {@code converge reconcile --delete}. Give every node
+     * the same.
+     */
+    public NodeOptions withRemoveOrphansEvery(Duration every) {
+        return new NodeOptions(concurrency, maintenance, jobs, stepHandlers, purgeEvery, every, engine);
     }
 
     /**
@@ -95,6 +111,6 @@ public record NodeOptions(int concurrency, boolean maintenance, SiteJobs jobs, S
      */
     public NodeOptions withEngine(Consumer<Converge.Builder> customizer) {
         Objects.requireNonNull(customizer, "customizer");
-        return new NodeOptions(concurrency, maintenance, jobs, stepHandlers, purgeEvery, engine.andThen(customizer));
+        return new NodeOptions(concurrency, maintenance, jobs, stepHandlers, purgeEvery, removeOrphansEvery, engine.andThen(customizer));
     }
 }

@@ -77,6 +77,16 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
             b.declare(ExpiredPurge.TYPE);
         }
         b.recurring(ExpiredPurge.recurring(node.purgeEvery()));
+        // the orphans a stale delivery leaves at the leaves after its site was deleted: one recurring job for the cluster
+        if (node.removeOrphansEvery() != null) {
+            if (node.concurrency() > 0) {
+                OrphanRemoval removal = new OrphanRemoval(store, resources, () -> engine().ledger(), meters);
+                b.handle(OrphanRemoval.TYPE, removal::run);
+            } else {
+                b.declare(OrphanRemoval.TYPE);
+            }
+            b.recurring(OrphanRemoval.recurring(node.removeOrphansEvery()));
+        }
         // trial reminders and expiries: one recurring job for the cluster, its handler reads the sites once built
         if (node.concurrency() > 0) {
             b.handle(dev.converge.provisioning.site.TrialDeadlines.TYPE, (slot, ctx) -> trials.run(slot, ctx));

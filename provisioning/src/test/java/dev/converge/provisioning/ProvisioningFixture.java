@@ -34,7 +34,14 @@ public final class ProvisioningFixture implements AutoCloseable {
     /** With the test configuration changed by {@code configure}. */
     public ProvisioningFixture(java.util.function.UnaryOperator<ProvisioningConfig> configure) {
         this(LocalLeaves.start(42), true, Duration.ofDays(14), dev.converge.provisioning.assistant.ModelSettings.none(),
-                null, ExpiredPurge.DEFAULT_EVERY, configure);
+                null, ExpiredPurge.DEFAULT_EVERY, configure, java.util.function.UnaryOperator.identity());
+    }
+
+    /** With the node's options changed by {@code node}, after the fixture's own. */
+    public static ProvisioningFixture withNode(java.util.function.UnaryOperator<NodeOptions> node) {
+        return new ProvisioningFixture(LocalLeaves.start(42), true, Duration.ofDays(14),
+                dev.converge.provisioning.assistant.ModelSettings.none(), null, ExpiredPurge.DEFAULT_EVERY,
+                java.util.function.UnaryOperator.identity(), node);
     }
 
     /** With the recurring purge of expired idempotency keys and approvals every {@code purgeEvery}. */
@@ -55,12 +62,14 @@ public final class ProvisioningFixture implements AutoCloseable {
     private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
             dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
             Duration purgeEvery) {
-        this(leaves, ownLeaves, trialWindow, model, tags, purgeEvery, java.util.function.UnaryOperator.identity());
+        this(leaves, ownLeaves, trialWindow, model, tags, purgeEvery, java.util.function.UnaryOperator.identity(),
+                java.util.function.UnaryOperator.identity());
     }
 
     private ProvisioningFixture(LocalLeaves leaves, boolean ownLeaves, Duration trialWindow,
             dev.converge.provisioning.assistant.ModelSettings model, dev.converge.ledger.ResourceTags tags,
-            Duration purgeEvery, java.util.function.UnaryOperator<ProvisioningConfig> configure) {
+            Duration purgeEvery, java.util.function.UnaryOperator<ProvisioningConfig> configure,
+            java.util.function.UnaryOperator<NodeOptions> nodeChange) {
         this.leaves = leaves;
         this.ownLeaves = ownLeaves;
         this.store = TestStores.h2(true, EngineClock.database());
@@ -73,6 +82,7 @@ public final class ProvisioningFixture implements AutoCloseable {
                 .withEngine(b -> b.leases(l -> l.duration(Duration.ofSeconds(5))).queues(q -> q.poll(Duration.ofMillis(100)))
                         .maintenance(m -> m.watchdog(Duration.ofMillis(500))).ledger(g -> g.reaper(Duration.ofMillis(500), Duration.ofSeconds(30))))
                 .withPurgeEvery(purgeEvery);
+        node = nodeChange.apply(node);
         this.service = Provisioning.start(store, config, node, model);
     }
 

@@ -81,7 +81,7 @@ public final class ChaosRun {
             run.setUp();
             run.attack();
             Quiescence.Pending pending = Quiescence.await(run.cleanup.store, run.quiesceDeadline(),
-                    run.cleanup.traffic::deletesDone, run.timeline::say);
+                    run.cleanup.traffic::deletesDone, !s.naive(), run.timeline::say);
             return run.verdict(pending);
         } finally {
             run.cleanup.run();

@@ -146,7 +146,9 @@ final class Fleet implements AutoCloseable {
                 "--maintenance-every", "2s", "--reap-after", "5s", "--step-attempts", "12", "--step-backoff", "100ms",
                 "--step-backoff-cap", "2s", "--step-timeout", "15s"));
         if (settings.naive()) {
-            a.add("--naive");
+            a.addAll(List.of("--naive", "--keep-orphans")); // no ledger: nothing of what the service does to converge
+        } else {
+            a.addAll(List.of("--remove-orphans-every", "5s"));
         }
         return a;
     }

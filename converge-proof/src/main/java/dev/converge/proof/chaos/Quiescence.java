@@ -15,6 +15,9 @@ import java.util.function.Consumer;
  * waiting; the verdict comes from the leaves.
  */
 final class Quiescence {
+    /** The service's recurring job that deletes the orphans of deleted sites ({@code OrphanRemoval.NAME}). */
+    static final String ORPHAN_REMOVAL = "pv.remove-orphans";
+
     /** Longer than the reaper's age bound plus a round, so it has acted on whatever it can. */
     private static final Duration IDLE_ENOUGH = Duration.ofSeconds(10);
 
@@ -43,19 +46,24 @@ final class Quiescence {
                         count(st, "SELECT COUNT(*) FROM cv_flow WHERE state IN ('running', 'compensating')"),
                         count(st, "SELECT COUNT(*) FROM cv_ledger WHERE state IN ('claimed', 'uncertain', 'deleting')"),
                         count(st, "SELECT COUNT(*) FROM cv_token WHERE state = 'checked_out'"),
-                        count(st, "SELECT COUNT(*) FROM cv_job WHERE state IN ('available', 'running')"));
+                        // the removal of orphans runs on its schedule for ever: awaited below, once, not counted here
+                        count(st, "SELECT COUNT(*) FROM cv_job WHERE state IN ('available', 'running') AND kind <> '"
+                                + ORPHAN_REMOVAL + "'"));
             }
         });
     }
 
     /**
      * Waits for nothing to be pending (and the client to be done), or {@code until}; returns what was
-     * still pending at the end.
+     * still pending at the end. With {@code orphanRemoval}, quiescence also takes one whole run of the
+     * service's orphan removal begun after everything else stopped: a stale delivery's create that
+     * landed after its site's teardown is removed by that job, on its schedule, not by any flow.
      */
-    static Pending await(Store store, Instant until, BooleanSupplier clientDone, Consumer<String> say)
-            throws InterruptedException {
+    static Pending await(Store store, Instant until, BooleanSupplier clientDone, boolean orphanRemoval,
+            Consumer<String> say) throws InterruptedException {
         long lastSaid = 0;
         long idleSince = 0;
+        long quietMark = -1; // the last job id when everything else was quiet
         Pending p = null;
         while (true) {
             try {
@@ -65,8 +73,23 @@ final class Quiescence {
             }
             boolean clientIdle = clientDone.getAsBoolean();
             if (p != null && p.none() && clientIdle) {
-                say.accept("quiescent: " + p);
-                return p;
+                if (!orphanRemoval) {
+                    say.accept("quiescent: " + p);
+                    return p;
+                }
+                try {
+                    if (quietMark < 0) {
+                        quietMark = lastJobId(store);
+                        say.accept("quiescent: " + p + "; waiting for one run of " + ORPHAN_REMOVAL);
+                    } else if (removalRunSince(store, quietMark)) {
+                        say.accept("quiescent, and " + ORPHAN_REMOVAL + " ran since");
+                        return p;
+                    }
+                } catch (RuntimeException e) {
+                    say.accept("quiescence: cannot read the database (" + e.getMessage() + "); still waiting");
+                }
+            } else {
+                quietMark = -1;
             }
             // no flow, site or job left to move: what is still unresolved (a ledger entry, a token) stays so; the
             // reaper had time to act on it
@@ -89,6 +112,24 @@ final class Quiescence {
             }
             Thread.sleep(500);
         }
+    }
+
+    private static long lastJobId(Store store) {
+        return store.withConnection(c -> {
+            try (Statement st = c.createStatement()) {
+                return count(st, "SELECT COALESCE(MAX(id), 0) FROM cv_job");
+            }
+        });
+    }
+
+    /** Whether a run of the orphan removal enqueued after {@code mark} has succeeded. */
+    private static boolean removalRunSince(Store store, long mark) {
+        return store.withConnection(c -> {
+            try (Statement st = c.createStatement()) {
+                return count(st, "SELECT COUNT(*) FROM cv_job WHERE kind = '" + ORPHAN_REMOVAL + "' AND id > " + mark
+                        + " AND state = 'succeeded'") > 0;
+            }
+        });
     }
 
     /** Flows the watchdog failed because their deadline passed. */

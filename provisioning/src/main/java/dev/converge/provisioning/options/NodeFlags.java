@@ -26,6 +26,15 @@ public final class NodeFlags {
             + "pv.purge-expired deletes expired idempotency keys and approvals (default 10m; give every node the same).")
     Duration purgeEvery;
 
+    @Option(names = "--remove-orphans-every", converter = DurationConverter.class, description = "How often the "
+            + "recurring job pv.remove-orphans deletes what the leaves hold for deleted sites that no ledger entry owns "
+            + "(default 10m; give every node the same).")
+    Duration removeOrphansEvery;
+
+    @Option(names = "--keep-orphans", description = "Never delete orphans on a schedule; report them only "
+            + "(converge reconcile, GET /v1/orphans). Give every node the same.")
+    boolean keepOrphans;
+
     // Hidden: engine timings for tests and chaos runs, which need them short.
     @Option(names = "--poll", hidden = true, converter = DurationConverter.class, description = "Idle fetch wait.")
     Duration poll;
@@ -74,6 +83,14 @@ public final class NodeFlags {
         }
         if (purgeEvery != null) {
             n = n.withPurgeEvery(purgeEvery);
+        }
+        if (keepOrphans && removeOrphansEvery != null) {
+            throw new IllegalArgumentException("--keep-orphans and --remove-orphans-every contradict each other; give one");
+        }
+        if (keepOrphans) {
+            n = n.withRemoveOrphansEvery(null);
+        } else if (removeOrphansEvery != null) {
+            n = n.withRemoveOrphansEvery(removeOrphansEvery);
         }
         return n;
     }

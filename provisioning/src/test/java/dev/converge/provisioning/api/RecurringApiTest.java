@@ -72,7 +72,7 @@ class RecurringApiTest {
                 NodeOptions.defaults().withConcurrency(0).withoutMaintenance().withPurgeEvery(Duration.ofSeconds(1)))) {
             assertThat(apiOnly.engine().recurring().list()).extracting(RecurringView::name)
                     .containsExactlyInAnyOrder(ExpiredPurge.NAME, dev.converge.provisioning.site.TrialDeadlines.NAME,
-                            dev.converge.provisioning.site.AdmitSites.NAME);
+                            dev.converge.provisioning.site.AdmitSites.NAME, dev.converge.provisioning.OrphanRemoval.NAME);
             long before = api.count("SELECT COUNT(*) FROM cv_job WHERE kind = ?", ExpiredPurge.NAME);
             await().atMost(Duration.ofSeconds(20)).until(() -> api.count(
                     "SELECT COUNT(*) FROM cv_job WHERE kind = ?", ExpiredPurge.NAME) >= before + 3);
