@@ -943,8 +943,9 @@ public final class Converge implements AutoCloseable {
 
             /**
              * Jobs leased ahead of free handler threads, per queue. Default: adaptive, as many as the
-             * queue's handlers ran in the last 100 ms, at least its concurrency and at most ten fetches'
-             * worth ({@link #fetchLimit}): slow jobs are not hoarded, fast ones do not starve between fetches.
+             * queue's handlers ran in the last 100 ms, at most ten fetches' worth ({@link #fetchLimit}):
+             * slow jobs are not hoarded (a node whose handlers are busy leaves them to a node with a free
+             * one), fast ones do not starve between fetches.
              */
             public QueueOptions prefetch(int n) {
                 if (n < 0 || n > 10_000) {

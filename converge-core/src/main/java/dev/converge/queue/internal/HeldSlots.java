@@ -21,11 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * a whole poll, and throughput fell to about one node's worth of jobs per poll.)
  *
  * <p>Prefetch, unless set, adapts: it is as many jobs as the handlers ran in the last
- * {@value #BACKLOG_MS} ms (at least the handler count, at most {@link #adaptiveCap}). Slow jobs
- * keep it at the handler count, so a node never hoards work other nodes could run, nor jobs whose
- * lease would tick away in its local queue; fast jobs raise it until fetch round trips no longer
- * starve the handlers. (A fixed prefetch of the handler count held 16 handlers of no-op jobs at
- * about 0.26 of a plain SKIP LOCKED loop: 32 jobs per fetch-and-commit round trip.)
+ * {@value #BACKLOG_MS} ms (at most {@link #adaptiveCap}). Slow jobs keep it near zero, so a node
+ * whose handlers are busy never hoards work another node's free handler could run now, nor jobs
+ * that would die with it, or whose lease would tick away in its local queue; fast jobs raise it
+ * until fetch round trips no longer starve the handlers. (A fixed prefetch of the handler count
+ * held 16 handlers of no-op jobs at about 0.26 of a plain SKIP LOCKED loop: 32 jobs per
+ * fetch-and-commit round trip. A floor of the handler count, kept until slow jobs showed it,
+ * held a second job behind every busy handler of an I/O-bound node: in a chaos run 18 deliveries
+ * of site steps died unstarted with their node.)
  */
 final class HeldSlots {
     /** How much of the handlers' recent work an adaptive prefetch may lease ahead. */

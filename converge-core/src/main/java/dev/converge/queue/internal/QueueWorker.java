@@ -65,7 +65,7 @@ public final class QueueWorker {
         int fetchLimit = node.settings.fetchLimit();
         this.slots = prefetch >= 0
                 ? new HeldSlots(concurrency + prefetch, fetchLimit, signal)
-                : new HeldSlots(concurrency, concurrency, HeldSlots.adaptiveCap(concurrency, fetchLimit), fetchLimit, signal);
+                : new HeldSlots(concurrency, 0, HeldSlots.adaptiveCap(concurrency, fetchLimit), fetchLimit, signal);
         // each fetch holds a pooled connection for its round trip: at most half the pool, less two, fetches at once
         StoreConfig pool = node.store.config();
         int poolBound = pool == null ? MAX_FETCHERS : Math.max(1, (pool.maxPoolSize() - 2) / 2);

@@ -93,9 +93,9 @@ class HeldSlotsTest {
     }
 
     @Test
-    void anAdaptivePrefetchGrowsWithFastJobsAndFallsBackToTheHandlerCountWithSlowOnes() {
-        HeldSlots slots = new HeldSlots(16, 16, HeldSlots.adaptiveCap(16, 100), 100, new Signal());
-        assertThat(slots.max()).as("starts at handlers plus as many prefetched").isEqualTo(32);
+    void anAdaptivePrefetchGrowsWithFastJobsAndFallsBackToTheHandlersPaceWithSlowOnes() {
+        HeldSlots slots = new HeldSlots(16, 0, HeldSlots.adaptiveCap(16, 100), 100, new Signal());
+        assertThat(slots.max()).as("starts at the handlers, nothing leased ahead").isEqualTo(16);
         long t = System.nanoTime();
 
         // fast jobs: 2,000 handed over in 100 ms, 20,000 a second, 100 ms of which is 2,000: capped at 1,000
@@ -109,8 +109,8 @@ class HeldSlotsTest {
         slots.adapt(t + 1_000_000L);
         assertThat(slots.max()).as("re-sized at most once a window").isEqualTo(16 + 1000);
 
-        // slow jobs: 16 handlers, one second each: 16 a second, 1.6 per 100 ms: back to the floor, by halves
-        int[] seen = new int[6];
+        // slow jobs: 16 handlers, one second each: 16 a second, 1.6 per 100 ms: down to that pace (1), by halves
+        int[] seen = new int[11];
         for (int w = 0; w < seen.length; w++) {
             t += 1_000_000_000L;
             for (int i = 0; i < 16; i++) {
@@ -119,7 +119,7 @@ class HeldSlotsTest {
             slots.adapt(t);
             seen[w] = slots.max() - 16;
         }
-        assertThat(seen).containsExactly(500, 250, 125, 62, 31, 16);
+        assertThat(seen).containsExactly(500, 250, 125, 62, 31, 15, 7, 3, 1, 1, 1);
     }
 
     @Test
