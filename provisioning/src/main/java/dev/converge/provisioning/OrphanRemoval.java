@@ -107,8 +107,10 @@ public final class OrphanRemoval {
                 }
                 removed++;
                 meters.counter("converge_orphans_removed", "kind", type.kind()).increment();
-                log.info("orphan {} {} (natural key {}) of deleted site {} removed at the leaf", type.kind(), r.leafId(),
-                        r.naturalKey(), siteId);
+                // a warning, as the ledger's own cleanup of a stale create: a delivery outlived its lease, and the
+                // service deleted something at a leaf; both are for an operator to see at the default level
+                log.warn("orphan {} {} (natural key {}) of deleted site {} removed at the leaf (a stale delivery's create "
+                        + "that landed after the teardown)", type.kind(), r.leafId(), r.naturalKey(), siteId);
             }
         }
         if (!incomplete.isEmpty()) {
