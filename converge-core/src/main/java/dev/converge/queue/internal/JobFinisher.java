@@ -41,6 +41,7 @@ public final class JobFinisher {
     /** As {@link #apply(FinishContext, List)}, with {@code decisions[i] = decide(items.get(i))} already made. */
     boolean[] apply(FinishContext tx, List<Completion> items, Decision[] decisions) throws SQLException {
         JobStore jobs = tx.jobs();
+        waitByFailures(tx, items, decisions);
         List<Finish> finishes = new ArrayList<>();
         List<Integer> finishIdx = new ArrayList<>();
         List<Retry> retries = new ArrayList<>();
@@ -102,6 +103,27 @@ public final class JobFinisher {
         if (belongsToSomething(job)) {
             for (FinishHook hook : hooks) {
                 hook.onFinished(tx, job, state, reason);
+            }
+        }
+    }
+
+    /**
+     * The wait before a retry counts the attempts that failed, not those that ended with their lease
+     * expired (the node died or stalled: not the job's doing, and already retried at once). Without
+     * this, a job whose workers were killed twice waited four times the first backoff after its
+     * first error. Only a failed attempt after the first can have an expired one before it, so the
+     * read of the job's attempts is made for those alone; {@code decisions[i]} is replaced in place.
+     */
+    private static void waitByFailures(FinishContext tx, List<Completion> items, Decision[] decisions)
+            throws SQLException {
+        for (int i = 0; i < items.size(); i++) {
+            Completion item = items.get(i);
+            if (decisions[i] instanceof Retry r && item.outcome() instanceof Outcome.Failed && item.job().attempt() > 1) {
+                int expired = tx.jobs().expiredAttempts(tx.connection(), item.job().id());
+                if (expired > 0) {
+                    long delay = item.policy().delayAfter(Math.max(1, item.job().attempt() - expired)).toMillis();
+                    decisions[i] = new Retry(r.lease(), delay, r.error(), r.refundAttempt());
+                }
             }
         }
     }

@@ -66,6 +66,7 @@ public final class JobStore {
     private final Sql retryFailed;
     private final Sql insertAttempt;
     private final Sql attemptsOf;
+    private final Sql expiredAttempts;
     private final Sql cancelWaiting;
 
     public JobStore(Dialect dialect) {
@@ -112,6 +113,7 @@ public final class JobStore {
         this.insertAttempt = sql(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
                 + "finished_at, outcome, error) SELECT id, :attempt, COALESCE(lease_owner, :node), started_at, {now}, :outcome, :error "
                 + "FROM cv_job WHERE id = :id");
+        this.expiredAttempts = sql(dialect, "SELECT COUNT(*) FROM cv_job_attempt WHERE job_id = :id AND outcome = 'expired'");
         this.attemptsOf = sql(dialect, "SELECT attempt, node_id, started_at, finished_at, outcome, error "
                 + "FROM cv_job_attempt WHERE job_id = :id ORDER BY id");
         this.byUniqueKey = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
@@ -355,6 +357,18 @@ public final class JobStore {
             insertAttempt.update(c, Params.of().now(now).bigint("id", job.id()).integer("attempt", job.attempt())
                     .text("node", node).text("outcome", outcome).text("error", error));
         }
+    }
+
+    /**
+     * How many of a job's attempts ended with their lease expired (their node died or stalled), as
+     * recorded; 0 on the previous release's schema.
+     */
+    public int expiredAttempts(Connection c, long jobId) throws SQLException {
+        if (!attemptsTable(c)) {
+            return 0;
+        }
+        Integer n = expiredAttempts.queryOne(c, Params.of().bigint("id", jobId), rs -> rs.getInt(1));
+        return n == null ? 0 : n;
     }
 
     /** The recorded attempts of a job, oldest first; empty on the previous release's schema. */
