@@ -8,6 +8,7 @@ import dev.converge.proof.bench.QueueBench;
 import dev.converge.proof.bench.QueueBenchOptions;
 import dev.converge.proof.bench.QueueBenchResult;
 import dev.converge.proof.bench.ScaleBench;
+import dev.converge.proof.bench.StartBench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -18,12 +19,12 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks that print the engine's figures beside a reference measured in the same run.",
         subcommands = {BenchCommand.Queue.class, BenchCommand.Flows.class, BenchCommand.Scale.class,
-                BenchCommand.DashboardPages.class})
+                BenchCommand.DashboardPages.class, BenchCommand.Start.class})
 public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, bench scale, or bench dashboard");
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "say what to benchmark: bench queue, bench flow, bench scale, bench start, or bench dashboard");
     }
 
     /** The PostgreSQL server every bench command runs on, in a scratch database of its own. */
@@ -211,6 +212,40 @@ public final class BenchCommand implements Runnable {
         public Integer call() throws Exception {
             ScaleBench.Options options = new ScaleBench.Options(server.db, server.user, jobs, processes, workers, rounds, vacuum);
             new ScaleBench(options, msg -> System.err.println("bench: " + msg)).run().print(System.out);
+            return 0;
+        }
+    }
+
+    /** {@code converge bench start}: a process started cold, to its first job and to a steady rate, beside the reference loop's. */
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "A worker process started cold on a queue of waiting jobs: the time from its launch to its "
+                    + "first finished job, to a steady rate and to the empty queue, beside a hand-written SKIP LOCKED "
+                    + "loop started the same way.")
+    static final class Start implements Callable<Integer> {
+        @Mixin
+        Server server;
+
+        @Option(names = "--jobs", defaultValue = "60000", description = "jobs waiting at each start (default: ${DEFAULT-VALUE})")
+        int jobs;
+
+        @Option(names = "--workers", defaultValue = "16",
+                description = "handler threads of the process, and threads of the reference loop (default: ${DEFAULT-VALUE})")
+        int workers;
+
+        @Option(names = "--rounds", defaultValue = "3",
+                description = "starts of each side; the engine goes first in odd rounds (default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--jvm-option", description = "a JVM option for both sides' processes, repeatable (e.g. "
+                + "-XX:SharedArchiveFile=converge-cli/target/converge-<key>.jsa, the launcher's class-data archive); "
+                + "default: none, the JVM's defaults")
+        java.util.List<String> jvmOptions = new java.util.ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            StartBench.Options options = new StartBench.Options(server.db, server.user, jobs, workers, rounds, jvmOptions);
+            StartBench.print(options, new StartBench(options, msg -> System.err.println("bench: " + msg)).run(),
+                    System.out);
             return 0;
         }
     }

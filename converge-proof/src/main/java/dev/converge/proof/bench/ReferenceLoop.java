@@ -57,7 +57,12 @@ final class ReferenceLoop {
      */
     static long work(Connect connect, boolean pg, String queue, int threads, long expected, Runnable go)
             throws Exception {
-        AtomicLong done = new AtomicLong();
+        return work(connect, pg, queue, threads, expected, new AtomicLong(), go);
+    }
+
+    /** As {@link #work(Connect, boolean, String, int, long, Runnable)}, counting the jobs marked done into {@code done} as it goes. */
+    static long work(Connect connect, boolean pg, String queue, int threads, long expected, AtomicLong done, Runnable go)
+            throws Exception {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch start = new CountDownLatch(1);

@@ -203,15 +203,20 @@ public final class ScaleBench {
     }
 
     private void fill(BenchDatabase db, Converge producer) throws Exception {
+        fill(db, producer, o.jobs(), o.vacuum());
+    }
+
+    /** Empties the job table, then enqueues {@code n} no-op jobs in one call (and vacuums, when asked). */
+    static void fill(BenchDatabase db, Converge producer, int n, boolean vacuum) throws Exception {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
             BenchDatabase.truncateJobs(c, st);
         }
-        List<Job<NoopJob>> jobs = new ArrayList<>(o.jobs());
-        for (int i = 0; i < o.jobs(); i++) {
+        List<Job<NoopJob>> jobs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
             jobs.add(Job.of(NoopJob.TYPE, new NoopJob(i)));
         }
         producer.enqueueAll(jobs);
-        if (o.vacuum()) {
+        if (vacuum) {
             try (Connection c = db.connect(); Statement st = c.createStatement()) {
                 st.execute("VACUUM ANALYZE cv_job");
             }
@@ -235,7 +240,7 @@ public final class ScaleBench {
     }
 
     /** Ends the children's input, waits for them to exit, and sums the jobs they report. */
-    private static long finish(List<ChildJvm> started) throws InterruptedException {
+    static long finish(List<ChildJvm> started) throws InterruptedException {
         started.forEach(ChildJvm::endInput);
         long handled = 0;
         for (ChildJvm c : started) {
@@ -299,11 +304,11 @@ public final class ScaleBench {
         }
     }
 
-    private static String tail(String log) {
+    static String tail(String log) {
         return log.length() <= 4000 ? log : log.substring(log.length() - 4000);
     }
 
-    private static void deleteTree(Path dir) {
+    static void deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

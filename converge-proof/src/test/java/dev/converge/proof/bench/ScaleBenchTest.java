@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * CI=true and skips it elsewhere.
  */
 class ScaleBenchTest {
-    private static final String SERVER = System.getenv().getOrDefault("CONVERGE_PG_URL",
+    static final String SERVER = System.getenv().getOrDefault("CONVERGE_PG_URL",
             "jdbc:postgresql://127.0.0.1:5432/postgres");
-    private static final String USER = System.getenv().getOrDefault("CONVERGE_PG_USER", "root");
+    static final String USER = System.getenv().getOrDefault("CONVERGE_PG_USER", "root");
 
     @BeforeAll
     static void postgres() {
