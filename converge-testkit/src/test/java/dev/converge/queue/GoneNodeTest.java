@@ -98,6 +98,35 @@ class GoneNodeTest {
         }
     }
 
+    /**
+     * With the default lease (30 s) the rescue interval is 5 s; a node that dies between two passes must not
+     * leave its jobs for up to that long: gone nodes are looked for every second.
+     */
+    @Test
+    void aNodeThatDiesBetweenRescuePassesIsSeenWithinASecondOrSo() throws Exception {
+        try (ScratchDatabase db = ScratchDatabase.create("cv_gone_between");
+                Store store = TestStores.postgres(db, true, EngineClock.database(), 4);
+                Converge rescuer = Converge.builder(store).nodeId("rescuer").leases(l -> l.duration(Duration.ofSeconds(60)))
+                        .handle(PING, (p, ctx) -> { }).queue("default", 2).build()) {
+            long id = rescuer.enqueue(PING, new Ping(1)).jobId();
+            long diedAt;
+            try (Connection ghost = DriverManager.getConnection(db.url(), db.user(), null)) {
+                ghostNode(ghost, "ghost", 6_666_666_666L, "now()");
+                lockOn(ghost, 6_666_666_666L);
+                leaseTo(store, id, "ghost");
+                rescuer.start(); // its first pass now, the next one 5 to 10 s later (a sixth of the lease: 10 s)
+                Thread.sleep(1500);
+                assertThat(rescuer.job(id).orElseThrow().leaseOwner()).isEqualTo("ghost");
+                diedAt = System.nanoTime();
+            }
+            await().atMost(Duration.ofSeconds(15)).until(() -> rescuer.job(id).orElseThrow().state() == JobState.SUCCEEDED);
+            long tookMs = (System.nanoTime() - diedAt) / 1_000_000;
+            assertThat(tookMs).as("from the end of the gone node's session to its job done (rescue interval 10 s)")
+                    .isLessThan(2_500);
+            assertThat(rescuer.job(id).orElseThrow().lastError()).contains("the node holding it is gone");
+        }
+    }
+
     @Test
     void aNodeWhoseSessionIsOpenKeepsItsJobUntilTheSessionEnds() throws Exception {
         try (ScratchDatabase db = ScratchDatabase.create("cv_gone_open");

@@ -333,6 +333,11 @@ public final class JobStore {
         return expired.query(c, Params.of().now(now).integer("limit", limit), JobStore::leased);
     }
 
+    /** Whether this database can tell a node that is gone from one that is slow ({@link #orphanedLeases}). */
+    public boolean seesGoneNodes() {
+        return orphaned != null;
+    }
+
     /**
      * PostgreSQL: running jobs whose lease still runs but whose node is gone (its presence lock was
      * released by the end of its database session: the process died), locked for the caller's
