@@ -73,7 +73,8 @@ public final class RetryPolicy {
     /**
      * The wait before the next attempt, after {@code attempt} attempts have failed (1-based). The
      * engine passes the number of attempts that failed: one that ended because its node died (its
-     * lease expired) is retried at once and counts toward {@link #maxAttempts()}, not toward the wait.
+     * lease expired), or that its handler released, counts toward {@link #maxAttempts()}, not toward
+     * the wait.
      */
     public Duration delayAfter(int attempt) {
         double exp = Math.pow(2, Math.max(0, Math.min(attempt - 1, 40)));

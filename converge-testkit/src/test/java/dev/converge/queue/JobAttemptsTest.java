@@ -74,6 +74,43 @@ class JobAttemptsTest {
         }
     }
 
+    /**
+     * An attempt whose handler released the job without a refund (a leaf that throttled it) is spent, so it is
+     * in the history too: a job's recorded attempts have no gaps. Its wait does not count as a failure's.
+     */
+    @Test
+    void aReleasedAttemptIsRecordedAndDoesNotLengthenTheNextWait() throws Exception {
+        dev.converge.testkit.SettableClock clock = new dev.converge.testkit.SettableClock(
+                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        JobType<Work> throttled = JobType.of("attempts.throttled", Work.class)
+                .withRetry(RetryPolicy.attempts(10).backoff(Duration.ofSeconds(60)).cappedAt(Duration.ofHours(1)).jitter(0));
+        AtomicInteger runs = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> failedAt = new java.util.concurrent.atomic.AtomicReference<>();
+        try (Store store = TestStores.h2(true, clock);
+                Converge engine = Converge.builder(store).nodeId("node-a").queues(q -> q.poll(Duration.ofMillis(50)))
+                        .handle(throttled, (w, ctx) -> {
+                            if (runs.incrementAndGet() == 1) {
+                                ctx.release(Duration.ofSeconds(5)); // the leaf said 429: come back in 5 s
+                                return;
+                            }
+                            failedAt.set(clock.sqlNow());
+                            throw new IllegalStateException("the leaf answered 503");
+                        }).queue("default", 1).build().start()) {
+            long id = engine.enqueue(throttled, new Work(1)).jobId();
+            await().atMost(Duration.ofSeconds(10)).until(() -> engine.attempts(id).size() == 1);
+            clock.advance(Duration.ofSeconds(6));
+            await().atMost(Duration.ofSeconds(10)).until(() -> engine.attempts(id).size() == 2);
+            List<JobAttempt> a = engine.attempts(id);
+            assertThat(a).extracting(JobAttempt::attempt).containsExactly(1, 2);
+            assertThat(a).extracting(JobAttempt::outcome).containsExactly("released", "retried");
+            assertThat(a.get(0).error()).contains("released by its handler").contains("5000 ms");
+            JobRow row = engine.job(id).orElseThrow();
+            assertThat(row.attempt()).isEqualTo(2);
+            assertThat(Duration.between(failedAt.get(), row.runAt())).as("the first failure: the first backoff")
+                    .isEqualTo(Duration.ofSeconds(60));
+        }
+    }
+
     private static void recordsTheAttemptsThatFailed(Store store) {
         AtomicInteger flakyRuns = new AtomicInteger();
         try (Converge engine = Converge.builder(store).nodeId("node-a").queues(q -> q.poll(Duration.ofMillis(50)))

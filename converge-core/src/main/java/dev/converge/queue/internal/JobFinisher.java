@@ -61,10 +61,16 @@ public final class JobFinisher {
         for (int k = 0; k < retried.length; k++) {
             applied[retryIdx.get(k)] = retried[k];
             Retry r = retries.get(k);
-            if (retried[k] && r.error() != null && !r.refundAttempt()) {
+            if (retried[k] && !r.refundAttempt()) {
                 Completion item = items.get(retryIdx.get(k));
-                jobs.recordAttempt(tx.connection(), item.job(), nodeId,
-                        item.outcome() instanceof Outcome.Expired ? "expired" : "retried", r.error(), tx.now());
+                if (item.outcome() instanceof Outcome.Released) {
+                    // an attempt spent without a failure: recorded too, so that the history has no gaps
+                    jobs.recordAttempt(tx.connection(), item.job(), nodeId, "released",
+                            "released by its handler: runs again in " + r.delayMs() + " ms", tx.now());
+                } else if (r.error() != null) {
+                    jobs.recordAttempt(tx.connection(), item.job(), nodeId,
+                            item.outcome() instanceof Outcome.Expired ? "expired" : "retried", r.error(), tx.now());
+                }
             }
             if (retried[k] && retries.get(k).delayMs() > 0) {
                 tx.wakeLater(items.get(retryIdx.get(k)).job().queue(), retries.get(k).delayMs());
@@ -109,7 +115,8 @@ public final class JobFinisher {
 
     /**
      * The wait before a retry counts the attempts that failed, not those that ended with their lease
-     * expired (the node died or stalled: not the job's doing, and already retried at once). Without
+     * expired (the node died or stalled: not the job's doing, and already retried at once) nor those its
+     * handler released (asked to run later, as when a leaf throttles). Without
      * this, a job whose workers were killed twice waited four times the first backoff after its
      * first error. Only a failed attempt after the first can have an expired one before it, so the
      * read of the job's attempts is made for those alone; {@code decisions[i]} is replaced in place.
@@ -119,9 +126,9 @@ public final class JobFinisher {
         for (int i = 0; i < items.size(); i++) {
             Completion item = items.get(i);
             if (decisions[i] instanceof Retry r && item.outcome() instanceof Outcome.Failed && item.job().attempt() > 1) {
-                int expired = tx.jobs().expiredAttempts(tx.connection(), item.job().id());
-                if (expired > 0) {
-                    long delay = item.policy().delayAfter(Math.max(1, item.job().attempt() - expired)).toMillis();
+                int notFailed = tx.jobs().attemptsNotFailed(tx.connection(), item.job().id());
+                if (notFailed > 0) {
+                    long delay = item.policy().delayAfter(Math.max(1, item.job().attempt() - notFailed)).toMillis();
                     decisions[i] = new Retry(r.lease(), delay, r.error(), r.refundAttempt());
                 }
             }

@@ -66,7 +66,7 @@ public final class JobStore {
     private final Sql retryFailed;
     private final Sql insertAttempt;
     private final Sql attemptsOf;
-    private final Sql expiredAttempts;
+    private final Sql attemptsNotFailed;
     private final Sql cancelWaiting;
 
     public JobStore(Dialect dialect) {
@@ -113,7 +113,7 @@ public final class JobStore {
         this.insertAttempt = sql(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
                 + "finished_at, outcome, error) SELECT id, :attempt, COALESCE(lease_owner, :node), started_at, {now}, :outcome, :error "
                 + "FROM cv_job WHERE id = :id");
-        this.expiredAttempts = sql(dialect, "SELECT COUNT(*) FROM cv_job_attempt WHERE job_id = :id AND outcome = 'expired'");
+        this.attemptsNotFailed = sql(dialect, "SELECT COUNT(*) FROM cv_job_attempt WHERE job_id = :id AND outcome IN ('expired', 'released')");
         this.attemptsOf = sql(dialect, "SELECT attempt, node_id, started_at, finished_at, outcome, error "
                 + "FROM cv_job_attempt WHERE job_id = :id ORDER BY id");
         this.byUniqueKey = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE unique_key = :key");
@@ -365,14 +365,14 @@ public final class JobStore {
     }
 
     /**
-     * How many of a job's attempts ended with their lease expired (their node died or stalled), as
-     * recorded; 0 on the previous release's schema.
+     * How many of a job's attempts ended otherwise than by a failure: their lease expired (their node
+     * died or stalled) or their handler released the job; as recorded, 0 on the previous release's schema.
      */
-    public int expiredAttempts(Connection c, long jobId) throws SQLException {
+    public int attemptsNotFailed(Connection c, long jobId) throws SQLException {
         if (!attemptsTable(c)) {
             return 0;
         }
-        Integer n = expiredAttempts.queryOne(c, Params.of().bigint("id", jobId), rs -> rs.getInt(1));
+        Integer n = attemptsNotFailed.queryOne(c, Params.of().bigint("id", jobId), rs -> rs.getInt(1));
         return n == null ? 0 : n;
     }
 
