@@ -16,7 +16,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -79,13 +78,8 @@ public final class ScaleBench {
     }
 
     public ScaleBenchResult run() throws Exception {
-        Path logs = Files.createTempDirectory("converge-bench-scale-");
-        List<ChildJvm> children = new CopyOnWriteArrayList<>();
-        // a parent ended by a signal stops its children at once; one killed outright closes their standard input
-        Thread hook = new Thread(() -> children.forEach(c -> c.process().destroyForcibly()), "bench-scale-children");
-        Runtime.getRuntime().addShutdownHook(hook);
-        boolean ok = false;
         try (BenchDatabase db = BenchDatabase.create(true, o.dbUrl(), o.user());
+                BenchChildren children = new BenchChildren("scale", progress);
                 Store store = Store.open(db.config().poolName("bench").build());
                 Converge producer = Converge.builder(store).declare(NoopJob.TYPE).nodeId("bench-producer").build()) {
             String dbName;
@@ -100,29 +94,17 @@ public final class ScaleBench {
                     boolean engineFirst = r % 2 == 1;
                     for (int turn = 0; turn < 2; turn++) {
                         boolean engine = (turn == 0) == engineFirst;
-                        runs.add(measure(db, dbName, producer, logs, children, r, n, engine));
+                        runs.add(measure(db, dbName, producer, children, r, n, engine));
                     }
                 }
             }
-            ok = true;
+            children.succeeded();
             return new ScaleBenchResult(o, runs);
-        } finally {
-            children.forEach(c -> c.stop(1000));
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down: the hook stops them
-            }
-            if (ok) {
-                deleteTree(logs);
-            } else {
-                progress.accept("children's logs kept in " + logs);
-            }
         }
     }
 
-    private ScaleBenchResult.Run measure(BenchDatabase db, String dbName, Converge producer, Path logs,
-            List<ChildJvm> children, int round, int n, boolean engine) throws Exception {
+    private ScaleBenchResult.Run measure(BenchDatabase db, String dbName, Converge producer, BenchChildren children,
+            int round, int n, boolean engine) throws Exception {
         String what = engine ? "engine" : "reference";
         progress.accept("round " + round + "/" + o.rounds() + ": " + what + ", " + n + " process" + (n > 1 ? "es" : "")
                 + " x " + o.workers() + " threads, " + o.jobs() + " jobs");
@@ -132,10 +114,8 @@ public final class ScaleBench {
         List<ChildJvm> started = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String node = what + "-" + round + "-" + n + "-" + i;
-            ChildJvm child = ChildJvm.standby(node, logs.resolve(node + ".log"), ScaleNode.class, List.of(),
-                    List.of(what, childUrl, o.user(), Integer.toString(o.workers()), node));
-            started.add(child);
-            children.add(child);
+            started.add(children.start(node, ScaleNode.class, List.of(),
+                    List.of(what, childUrl, o.user(), Integer.toString(o.workers()), node)));
         }
         try (Connection admin = DriverManager.getConnection(o.dbUrl(), o.user(), null)) {
             awaitReady(started);
@@ -180,7 +160,7 @@ public final class ScaleBench {
                 sampler.stop();
             }
             long handled = finish(started);
-            children.removeAll(started);
+            children.ended(started);
             awaitGone(admin, dbName);
             long commits = commits(admin, dbName) - commitsBefore - polls;
             try (Connection c = db.connect(); Statement st = c.createStatement();

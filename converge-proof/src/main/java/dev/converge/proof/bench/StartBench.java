@@ -4,8 +4,6 @@ import dev.converge.Converge;
 import dev.converge.proof.chaos.ChildJvm;
 import dev.converge.store.Store;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,40 +71,24 @@ public final class StartBench {
     }
 
     public List<Run> run() throws Exception {
-        Path logs = Files.createTempDirectory("converge-bench-start-");
-        List<ChildJvm> children = new ArrayList<>();
-        Thread hook = new Thread(() -> children.forEach(c -> c.process().destroyForcibly()), "bench-start-children");
-        Runtime.getRuntime().addShutdownHook(hook);
-        boolean ok = false;
         try (BenchDatabase db = BenchDatabase.create(true, o.dbUrl(), o.user());
+                BenchChildren children = new BenchChildren("start", progress);
                 Store store = Store.open(db.config().poolName("bench").build());
                 Converge producer = Converge.builder(store).declare(NoopJob.TYPE).nodeId("bench-producer").build()) {
             List<Run> runs = new ArrayList<>();
             for (int r = 1; r <= o.rounds(); r++) {
                 boolean engineFirst = r % 2 == 1;
                 for (int turn = 0; turn < 2; turn++) {
-                    runs.add(measure(db, producer, logs, children, r, (turn == 0) == engineFirst));
+                    runs.add(measure(db, producer, children, r, (turn == 0) == engineFirst));
                 }
             }
-            ok = true;
+            children.succeeded();
             return runs;
-        } finally {
-            children.forEach(c -> c.stop(1000));
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down: the hook stops them
-            }
-            if (ok) {
-                ScaleBench.deleteTree(logs);
-            } else {
-                progress.accept("children's logs kept in " + logs);
-            }
         }
     }
 
-    private Run measure(BenchDatabase db, Converge producer, Path logs, List<ChildJvm> children, int round,
-            boolean engine) throws Exception {
+    private Run measure(BenchDatabase db, Converge producer, BenchChildren children, int round, boolean engine)
+            throws Exception {
         String what = engine ? "engine" : "reference";
         progress.accept("round " + round + "/" + o.rounds() + ": " + what + ", one process started cold, "
                 + o.workers() + " threads, " + o.jobs() + " jobs waiting");
@@ -118,9 +100,8 @@ public final class StartBench {
                 PreparedStatement left = poll.prepareStatement("SELECT EXISTS (SELECT 1 FROM cv_job WHERE state = "
                         + "'available') OR EXISTS (SELECT 1 FROM cv_job WHERE lease_expires_at IS NOT NULL)")) {
             launched = System.currentTimeMillis();
-            child = ChildJvm.standby(node, logs.resolve(node + ".log"), ScaleNode.class, o.jvmOptions(),
+            child = children.start(node, ScaleNode.class, o.jvmOptions(),
                     List.of(what, db.url(), o.user(), Integer.toString(o.workers()), node, "now"));
-            children.add(child);
             while (true) {
                 try (ResultSet rs = left.executeQuery()) {
                     rs.next();
@@ -138,7 +119,7 @@ public final class StartBench {
             }
         }
         ScaleBench.finish(List.of(child));
-        children.remove(child);
+        children.ended(List.of(child));
         String out = child.output();
         int at = out.lastIndexOf(ScaleNode.PROGRESS);
         if (at < 0) {
