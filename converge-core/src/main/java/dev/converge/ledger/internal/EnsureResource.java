@@ -205,7 +205,7 @@ final class EnsureResource {
             return new Fresh(ops.tx(c -> compensated(c, flowId, ops.store.insertClaim(c, type.kind(), key, flowId,
                     subject, type.createSafety(), kept, me, ops.now()), true)), null, null);
         }
-        FlowClaim got = ops.db(c -> ops.store.insertClaimInFlow(c, type.kind(), key, flowId, batchId, subject,
+        FlowClaim got = ops.claimInFlow(new LedgerOps.ClaimInFlow(type.kind(), key, flowId, batchId, subject,
                 type.createSafety(), kept, stored.get(), me, ops.now()));
         if (got.claimed().isPresent()) {
             return new Fresh(got.claimed(), null, got.calledOff());
@@ -275,8 +275,7 @@ final class EnsureResource {
             throw LedgerOps.conflict(e, "exists at the leaf and is not ours (it does not carry our tag)");
         }
         ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
-        Optional<LedgerEntry> adopted = ops.db(c -> ops.store.confirmReturning(c, e.id(), found.leafId(), found.data(),
-                ctx.lease(), ops.now()));
+        Optional<LedgerEntry> adopted = ops.confirm(ctx, e.id(), found);
         if (adopted.isEmpty()) {
             throw LedgerOps.lost(ctx, "adopting " + e.kind() + " '" + e.naturalKey() + "'");
         }
@@ -333,8 +332,7 @@ final class EnsureResource {
             throw new NonRetryableException(r.getMessage(), r);
         }
         ops.crash(ctx, CrashPoint.AFTER_LEAF_ANSWER);
-        Optional<LedgerEntry> confirmed = ops.db(c -> ops.store.confirmReturning(c, e.id(), res.leafId(), res.data(),
-                ctx.lease(), ops.now()));
+        Optional<LedgerEntry> confirmed = ops.confirm(ctx, e.id(), res);
         if (confirmed.isEmpty()) {
             afterLostConfirm(type, e, res);
             throw LedgerOps.lost(ctx, "confirming " + type.kind() + " '" + e.naturalKey() + "'");

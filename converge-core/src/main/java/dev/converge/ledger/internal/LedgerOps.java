@@ -14,6 +14,8 @@ import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;
 import dev.converge.store.TransactionGuard;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -25,12 +27,80 @@ final class LedgerOps {
     final ResourceTypes types;
     final dev.converge.ledger.ResourceTags tags;
 
+    /** A leaf's answer to record: the entry, the resource it names, and the delivery that owns the entry. */
+    record Confirm(long id, String leafId, Map<String, Object> data, dev.converge.lease.JobLease by, Instant now) {
+    }
+
+    /** Batches in flight at once of each group-committed write: while one commits, the next gathers. */
+    private static final int LEADERS = 2;
+
+    private final GroupCommit<Confirm, Optional<LedgerEntry>> confirms;
+
+    /** A claim of a fresh key by a step of a flow, with the compensation that tears it down. */
+    record ClaimInFlow(String kind, String key, long flowId, Long batchId, String subject, RepetitionSafety safety,
+            Map<String, Object> params, LedgerStore.CompensationOf compensation, dev.converge.lease.JobLease by,
+            Instant now) {
+    }
+
+    private final GroupCommit<ClaimInFlow, LedgerStore.FlowClaim> claims;
+
     LedgerOps(EngineRuntime rt, LedgerStore store, FlowService flows, ResourceTypes types, dev.converge.ledger.ResourceTags tags) {
         this.rt = rt;
         this.tags = tags;
         this.store = store;
         this.flows = flows;
         this.types = types;
+        // in the entries' order, in every batch: no batch waits on another's entry while holding one it needs
+        this.confirms = new GroupCommit<>(rt.store(), LEADERS, (c, items) -> inOrder(items,
+                java.util.Comparator.comparingLong(Confirm::id),
+                x -> store.confirmReturning(c, x.id(), x.leafId(), x.data(), x.by(), x.now())), x -> db(c -> store.confirmReturning(c, x.id(), x.leafId(), x.data(), x.by(), x.now())));
+        // claims share-lock their flows' rows and insert their keys: in one order in every batch (flow, then key)
+        this.claims = new GroupCommit<>(rt.store(), LEADERS, (c, items) -> inOrder(items,
+                java.util.Comparator.comparingLong(ClaimInFlow::flowId).thenComparing(ClaimInFlow::kind)
+                        .thenComparing(ClaimInFlow::key), x -> claimInFlow(c, x)), x -> db(c -> claimInFlow(c, x)));
+    }
+
+    private LedgerStore.FlowClaim claimInFlow(java.sql.Connection c, ClaimInFlow x) throws java.sql.SQLException {
+        return store.insertClaimInFlow(c, x.kind(), x.key(), x.flowId(), x.batchId(), x.subject(), x.safety(),
+                x.params(), x.compensation(), x.by(), x.now());
+    }
+
+    /** One write of a batch, in its transaction. */
+    private interface Write<I, O> {
+        O run(I item) throws java.sql.SQLException;
+    }
+
+    /** Writes the items in the given order, returning their results in the items' own order. */
+    private static <I, O> List<O> inOrder(List<I> items, java.util.Comparator<I> order, Write<I, O> write)
+            throws java.sql.SQLException {
+        Integer[] at = new Integer[items.size()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = i;
+        }
+        java.util.Arrays.sort(at, (a, b) -> order.compare(items.get(a), items.get(b)));
+        List<O> out = new ArrayList<>(java.util.Collections.nCopies(items.size(), null));
+        for (int i : at) {
+            out.set(i, write.run(items.get(i)));
+        }
+        return out;
+    }
+
+    /**
+     * The claim of a fresh key by a step of a flow, in one statement ({@link LedgerStore#insertClaimInFlow}),
+     * committed before the create is sent (R9). Claims made on several handler threads at once are committed
+     * together ({@link GroupCommit}); each returns once its own is durable.
+     */
+    LedgerStore.FlowClaim claimInFlow(ClaimInFlow claim) {
+        return claims.write(claim);
+    }
+
+    /**
+     * Records the leaf's answer for an entry this delivery owns (R5: the moment it arrives), returning the
+     * entry as written, or empty if the delivery no longer owns it. Answers arriving on several handler
+     * threads at once are committed together ({@link GroupCommit}); each returns once its own is durable.
+     */
+    Optional<LedgerEntry> confirm(Delivery ctx, long id, LeafResource answer) {
+        return confirms.write(new Confirm(id, answer.leafId(), answer.data(), ctx.lease(), now()));
     }
 
     Instant now() {

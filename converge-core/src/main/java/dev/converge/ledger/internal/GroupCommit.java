@@ -1,0 +1,165 @@
+package dev.converge.ledger.internal;
+
+import dev.converge.store.SqlWork;
+import dev.converge.store.Store;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * One kind of small write that many handler threads make at the same moment (a leaf's answer recorded),
+ * committed together: the first thread to arrive writes what is waiting, its own and the others', in
+ * one transaction, while the threads whose writes it carries wait for that commit; writes that arrive
+ * meanwhile wait for the next batch, led by one of their own threads. Each caller returns only once its
+ * write is durable, so a write is recorded exactly when it would have been alone, at a fraction of the
+ * database's work per write when many arrive together (a transaction of one statement costs the database
+ * several times the statement, a batch spreads that over all its writes). A thread alone writes alone, in
+ * its own statement and commit, as before.
+ *
+ * <p>No thread of its own: the leaders are the callers. When a batch's transaction fails, nothing of it
+ * has been written, and each caller writes its own alone, so an error reaches the caller it belongs to.
+ * Every write is fenced on its own (its statement checks its delivery's lease), so which transaction
+ * carries it changes nothing about whether it applies.
+ */
+final class GroupCommit<I, O> {
+    /** Writes of one batch: each a statement of its own, in one transaction. */
+    static final int MAX_BATCH = 64;
+
+    /** Writes the items in the given transaction, in their order: one result per item. */
+    interface Together<I, O> {
+        List<O> write(Connection c, List<I> items) throws SQLException;
+    }
+
+    private static final class Request<I, O> {
+        final I item;
+        boolean done;
+        boolean alone;
+        O result;
+        Throwable error;
+
+        Request(I item) {
+            this.item = item;
+        }
+    }
+
+    private final Store store;
+    private final int leaders;
+    private final Together<I, O> together;
+    private final Function<I, O> alone;
+    private final Object lock = new Object();
+    private final ArrayDeque<Request<I, O>> pending = new ArrayDeque<>();
+    private int leading;
+
+    /**
+     * @param leaders batches in flight at once (while one commits, the next gathers)
+     * @param together the batch's writes, inside its transaction
+     * @param alone one write on its own, in its own commit (a batch of one, and each write of a failed batch)
+     */
+    GroupCommit(Store store, int leaders, Together<I, O> together, Function<I, O> alone) {
+        this.store = store;
+        this.leaders = leaders;
+        this.together = together;
+        this.alone = alone;
+    }
+
+    /** Writes the item, alone or in a batch, and returns once it is committed (or throws as it alone would). */
+    O write(I item) {
+        Request<I, O> mine = new Request<>(item);
+        boolean interrupted = false;
+        synchronized (lock) {
+            pending.add(mine);
+        }
+        try {
+            while (true) {
+                List<Request<I, O>> batch = null;
+                synchronized (lock) {
+                    while (!mine.done && !mine.alone) {
+                        if (!pending.isEmpty() && leading < leaders) {
+                            batch = new ArrayList<>();
+                            while (!pending.isEmpty() && batch.size() < MAX_BATCH) {
+                                batch.add(pending.poll());
+                            }
+                            leading++;
+                            break;
+                        }
+                        try {
+                            lock.wait();
+                        } catch (InterruptedException e) {
+                            // the write is on its way or about to be: finish it, and keep the interrupt
+                            interrupted = true;
+                        }
+                    }
+                }
+                if (batch != null) {
+                    lead(batch);
+                    continue;
+                }
+                if (mine.alone) {
+                    return alone.apply(item);
+                }
+                if (mine.error instanceof RuntimeException e) {
+                    throw e;
+                }
+                if (mine.error != null) {
+                    throw (Error) mine.error;
+                }
+                return mine.result;
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Writes a batch, holding its place among the leaders meanwhile (the writes arriving gather for the next):
+     * one alone in its own commit (its error goes to its caller), several in one transaction.
+     */
+    private void lead(List<Request<I, O>> batch) {
+        List<O> results = null;
+        Throwable error = null;
+        try {
+            if (batch.size() == 1) {
+                try {
+                    results = java.util.Collections.singletonList(alone.apply(batch.get(0).item));
+                } catch (RuntimeException | Error e) {
+                    error = e; // its caller's, as if it had written alone
+                }
+            } else {
+                List<I> items = new ArrayList<>(batch.size());
+                for (Request<I, O> r : batch) {
+                    items.add(r.item);
+                }
+                SqlWork<List<O>> work = c -> together.write(c, items);
+                results = store.inTransaction(work);
+            }
+        } catch (RuntimeException | Error e) {
+            results = null; // nothing of the batch was written: each writes its own, alone
+        } finally {
+            settle(batch, results, error);
+        }
+    }
+
+    private void settle(List<Request<I, O>> batch, List<O> results, Throwable error) {
+        synchronized (lock) {
+            leading--;
+            for (int i = 0; i < batch.size(); i++) {
+                Request<I, O> r = batch.get(i);
+                if (error != null) {
+                    r.error = error;
+                    r.done = true;
+                } else if (results == null) {
+                    r.alone = true;
+                } else {
+                    r.result = results.get(i);
+                    r.done = true;
+                }
+            }
+            lock.notifyAll();
+        }
+    }
+}
