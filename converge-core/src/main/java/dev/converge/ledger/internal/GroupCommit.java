@@ -6,6 +6,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 
@@ -31,6 +34,30 @@ final class GroupCommit<I, O> {
     /** Writes the items in the given transaction, in their order: one result per item. */
     interface Together<I, O> {
         List<O> write(Connection c, List<I> items) throws SQLException;
+    }
+
+    /** One write: a statement on the given connection, alone or in a batch's transaction. */
+    interface Write<I, O> {
+        O write(Connection c, I item) throws SQLException;
+    }
+
+    /**
+     * Writes of one statement each: a batch writes them in the given order (the same in every batch, so that
+     * no batch waits on another's row while holding one that other needs), returning each its own result.
+     */
+    static <I, O> GroupCommit<I, O> of(Store store, int leaders, Comparator<I> order, Write<I, O> write) {
+        return new GroupCommit<>(store, leaders, (c, items) -> {
+            Integer[] at = new Integer[items.size()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = i;
+            }
+            Arrays.sort(at, (a, b) -> order.compare(items.get(a), items.get(b)));
+            List<O> out = new ArrayList<>(Collections.nCopies(items.size(), null));
+            for (int i : at) {
+                out.set(i, write.write(c, items.get(i)));
+            }
+            return out;
+        }, item -> store.withConnection(c -> write.write(c, item)));
     }
 
     private static final class Request<I, O> {
@@ -125,7 +152,7 @@ final class GroupCommit<I, O> {
         try {
             if (batch.size() == 1) {
                 try {
-                    results = java.util.Collections.singletonList(alone.apply(batch.get(0).item));
+                    results = Collections.singletonList(alone.apply(batch.get(0).item));
                 } catch (RuntimeException | Error e) {
                     error = e; // its caller's, as if it had written alone
                 }

@@ -14,8 +14,7 @@ import dev.converge.queue.internal.EngineRuntime;
 import dev.converge.store.SqlWork;
 import dev.converge.store.TransactionGuard;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 
@@ -50,39 +49,12 @@ final class LedgerOps {
         this.store = store;
         this.flows = flows;
         this.types = types;
-        // in the entries' order, in every batch: no batch waits on another's entry while holding one it needs
-        this.confirms = new GroupCommit<>(rt.store(), LEADERS, (c, items) -> inOrder(items,
-                java.util.Comparator.comparingLong(Confirm::id),
-                x -> store.confirmReturning(c, x.id(), x.leafId(), x.data(), x.by(), x.now())), x -> db(c -> store.confirmReturning(c, x.id(), x.leafId(), x.data(), x.by(), x.now())));
-        // claims share-lock their flows' rows and insert their keys: in one order in every batch (flow, then key)
-        this.claims = new GroupCommit<>(rt.store(), LEADERS, (c, items) -> inOrder(items,
-                java.util.Comparator.comparingLong(ClaimInFlow::flowId).thenComparing(ClaimInFlow::kind)
-                        .thenComparing(ClaimInFlow::key), x -> claimInFlow(c, x)), x -> db(c -> claimInFlow(c, x)));
-    }
-
-    private LedgerStore.FlowClaim claimInFlow(java.sql.Connection c, ClaimInFlow x) throws java.sql.SQLException {
-        return store.insertClaimInFlow(c, x.kind(), x.key(), x.flowId(), x.batchId(), x.subject(), x.safety(),
-                x.params(), x.compensation(), x.by(), x.now());
-    }
-
-    /** One write of a batch, in its transaction. */
-    private interface Write<I, O> {
-        O run(I item) throws java.sql.SQLException;
-    }
-
-    /** Writes the items in the given order, returning their results in the items' own order. */
-    private static <I, O> List<O> inOrder(List<I> items, java.util.Comparator<I> order, Write<I, O> write)
-            throws java.sql.SQLException {
-        Integer[] at = new Integer[items.size()];
-        for (int i = 0; i < at.length; i++) {
-            at[i] = i;
-        }
-        java.util.Arrays.sort(at, (a, b) -> order.compare(items.get(a), items.get(b)));
-        List<O> out = new ArrayList<>(java.util.Collections.nCopies(items.size(), null));
-        for (int i : at) {
-            out.set(i, write.run(items.get(i)));
-        }
-        return out;
+        this.confirms = GroupCommit.of(rt.store(), LEADERS, Comparator.comparingLong(Confirm::id),
+                (c, x) -> store.confirmReturning(c, x.id(), x.leafId(), x.data(), x.by(), x.now()));
+        this.claims = GroupCommit.of(rt.store(), LEADERS, Comparator.comparingLong(ClaimInFlow::flowId)
+                .thenComparing(ClaimInFlow::kind).thenComparing(ClaimInFlow::key),
+                (c, x) -> store.insertClaimInFlow(c, x.kind(), x.key(), x.flowId(), x.batchId(), x.subject(),
+                        x.safety(), x.params(), x.compensation(), x.by(), x.now()));
     }
 
     /**

@@ -178,6 +178,49 @@ class GroupCommitTest {
         assertThat(commits).containsExactly(1);
     }
 
+    @Test
+    void aBatchOfOneStatementWritesGoesInTheOrderGivenAndAnswersEachCallerWithItsOwn() throws Exception {
+        CountDownLatch othersArrived = new CountDownLatch(THREADS - 1);
+        List<Integer> inBatches = new CopyOnWriteArrayList<>();
+        // the order every batch writes in: highest first, so neither the arrival nor the numbers' own order
+        GroupCommit<Integer, String> writes = GroupCommit.of(store, 1, java.util.Comparator.<Integer>reverseOrder(),
+                (c, n) -> {
+                    if (firstUnderWay.getCount() > 0) {
+                        firstUnderWay.countDown();
+                        await(othersArrived);
+                    }
+                    if (!c.getAutoCommit()) {
+                        inBatches.add(n);
+                    }
+                    return insert(c, n);
+                });
+        Map<Integer, String> got = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            done.add(pool.submit(() -> got.put(0, writes.write(0))));
+            assertThat(firstUnderWay.await(20, TimeUnit.SECONDS)).isTrue();
+            for (int i = 1; i < THREADS; i++) {
+                int n = i;
+                done.add(pool.submit(() -> {
+                    othersArrived.countDown();
+                    got.put(n, writes.write(n));
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int n = 0; n < THREADS; n++) {
+            assertThat(got.get(n)).as("write %d", n).isEqualTo("row-" + n);
+        }
+        assertThat(inBatches).as("the writes that waited went in one batch, in the order given")
+                .hasSize(THREADS - 1).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        assertThat(count()).isEqualTo(THREADS);
+    }
+
     private boolean committed(int n) {
         try (Connection c = java.sql.DriverManager.getConnection(db.url(), db.user(), null);
                 PreparedStatement ps = c.prepareStatement("SELECT 1 FROM gc_row WHERE n = ?")) {
