@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,27 +97,8 @@ class GroupCommitTest {
     void writesArrivingDuringACommitShareTheNextAndEachCallerGetsItsOwnCommittedRow() throws Exception {
         CountDownLatch othersArrived = new CountDownLatch(THREADS - 1);
         GroupCommit<Integer, String> writes = grouped(othersArrived);
-        Map<Integer, String> got = new ConcurrentHashMap<>();
         Map<Integer, Boolean> visibleOnReturn = new ConcurrentHashMap<>();
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            done.add(pool.submit(() -> got.put(0, writes.write(0))));
-            assertThat(firstUnderWay.await(20, TimeUnit.SECONDS)).isTrue();
-            for (int i = 1; i < THREADS; i++) {
-                int n = i;
-                done.add(pool.submit(() -> {
-                    othersArrived.countDown();
-                    got.put(n, writes.write(n));
-                    visibleOnReturn.put(n, committed(n));
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        Map<Integer, Object> got = fromEveryThread(writes, othersArrived, n -> visibleOnReturn.put(n, committed(n)));
         for (int n = 0; n < THREADS; n++) {
             assertThat(got.get(n)).as("the result of write %d, returned to its own caller", n).isEqualTo("row-" + n);
         }
@@ -133,29 +115,7 @@ class GroupCommitTest {
         store.withConnection(c -> insert(c, bad)); // its key is taken: its insert fails, alone or in a batch
         CountDownLatch othersArrived = new CountDownLatch(THREADS - 1);
         GroupCommit<Integer, String> writes = grouped(othersArrived);
-        Map<Integer, Object> got = new ConcurrentHashMap<>();
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            done.add(pool.submit(() -> got.put(0, writes.write(0))));
-            assertThat(firstUnderWay.await(20, TimeUnit.SECONDS)).isTrue();
-            for (int i = 1; i < THREADS; i++) {
-                int n = i;
-                done.add(pool.submit(() -> {
-                    othersArrived.countDown();
-                    try {
-                        got.put(n, writes.write(n));
-                    } catch (RuntimeException e) {
-                        got.put(n, e);
-                    }
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        Map<Integer, Object> got = fromEveryThread(writes, othersArrived, n -> { });
         for (int n = 0; n < THREADS; n++) {
             if (n == bad) {
                 assertThat(got.get(n)).as("the bad write's own caller gets its error").isInstanceOf(StoreException.class);
@@ -194,17 +154,33 @@ class GroupCommitTest {
                     }
                     return insert(c, n);
                 });
-        Map<Integer, String> got = new ConcurrentHashMap<>();
+        Map<Integer, Object> got = fromEveryThread(writes, othersArrived, n -> { });
+        for (int n = 0; n < THREADS; n++) {
+            assertThat(got.get(n)).as("write %d", n).isEqualTo("row-" + n);
+        }
+        assertThat(inBatches).as("the writes that waited went in one batch, in the order given")
+                .hasSize(THREADS - 1).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        assertThat(count()).isEqualTo(THREADS);
+    }
+
+    /**
+     * Writes 0 to 15 from a thread each: write 0 first (it goes alone and holds its commit until the others have
+     * arrived), then the others at once. Each write's result or error, by its number.
+     */
+    private Map<Integer, Object> fromEveryThread(GroupCommit<Integer, String> writes, CountDownLatch othersArrived,
+            IntConsumer afterOwnWrite) throws Exception {
+        Map<Integer, Object> got = new ConcurrentHashMap<>();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
             List<Future<?>> done = new ArrayList<>();
-            done.add(pool.submit(() -> got.put(0, writes.write(0))));
+            done.add(pool.submit(() -> write(writes, 0, got)));
             assertThat(firstUnderWay.await(20, TimeUnit.SECONDS)).isTrue();
             for (int i = 1; i < THREADS; i++) {
                 int n = i;
                 done.add(pool.submit(() -> {
                     othersArrived.countDown();
-                    got.put(n, writes.write(n));
+                    write(writes, n, got);
+                    afterOwnWrite.accept(n);
                 }));
             }
             for (Future<?> f : done) {
@@ -213,12 +189,15 @@ class GroupCommitTest {
         } finally {
             pool.shutdownNow();
         }
-        for (int n = 0; n < THREADS; n++) {
-            assertThat(got.get(n)).as("write %d", n).isEqualTo("row-" + n);
+        return got;
+    }
+
+    private static void write(GroupCommit<Integer, String> writes, int n, Map<Integer, Object> got) {
+        try {
+            got.put(n, writes.write(n));
+        } catch (RuntimeException e) {
+            got.put(n, e);
         }
-        assertThat(inBatches).as("the writes that waited went in one batch, in the order given")
-                .hasSize(THREADS - 1).isSortedAccordingTo(java.util.Comparator.reverseOrder());
-        assertThat(count()).isEqualTo(THREADS);
     }
 
     private boolean committed(int n) {
