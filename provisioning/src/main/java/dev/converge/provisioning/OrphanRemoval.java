@@ -59,6 +59,17 @@ public final class OrphanRemoval {
         this.resources = resources;
         this.ledger = ledger;
         this.meters = meters;
+        // registered at zero: a counter that first appears at 1 has no increase to alert on, so the first removal
+        // after a node starts would go unseen by `increase(converge_orphans_removed_total[...])`
+        for (ResourceType type : resources.all()) {
+            removedCounter(type);
+        }
+    }
+
+    private io.micrometer.core.instrument.Counter removedCounter(ResourceType type) {
+        return io.micrometer.core.instrument.Counter.builder("converge_orphans_removed").tag("kind", type.kind())
+                .description("orphans of deleted sites this node removed at the leaves (pv.remove-orphans)")
+                .register(meters);
     }
 
     /** The recurring job, every {@code every}; a slot missed while no node ran is skipped (the next run sees the same). */
@@ -106,7 +117,7 @@ public final class OrphanRemoval {
                     continue;
                 }
                 removed++;
-                meters.counter("converge_orphans_removed", "kind", type.kind()).increment();
+                removedCounter(type).increment();
                 // a warning, as the ledger's own cleanup of a stale create: a delivery outlived its lease, and the
                 // service deleted something at a leaf; both are for an operator to see at the default level
                 log.warn("orphan {} {} (natural key {}) of deleted site {} removed at the leaf (a stale delivery's create "

@@ -75,8 +75,14 @@ class OrphanRemovalTest {
             p.resources().get(SiteResources.LICENSE).create(new CreateRequest("late.example.test", tag, "k-late", Map.of()));
             f.leaves().leafSim().faults().add(FaultRule.of(LeafSim.LICENSE, "list", FaultType.ERROR_BEFORE));
 
-            OrphanRemoval removal = new OrphanRemoval(p.store(), p.resources(), () -> p.engine().ledger(),
-                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            var meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+            OrphanRemoval removal = new OrphanRemoval(p.store(), p.resources(), () -> p.engine().ledger(), meters);
+            for (dev.converge.ledger.ResourceType type : p.resources().all()) {
+                // at zero before the first removal: an alert on its increase then sees the first one too
+                assertThat(meters.find("converge_orphans_removed").tag("kind", type.kind()).counter())
+                        .as("the counter of %s, before any removal", type.kind()).isNotNull()
+                        .satisfies(c -> assertThat(c.count()).isZero());
+            }
             assertThatThrownBy(removal::removeNow).as("a run that could not see every leaf does not succeed")
                     .hasMessageContaining("orphan removal incomplete (1 removed)").hasMessageContaining("license not listed");
             assertThat(at(f, LeafSim.GITHOST, "late-repo")).as("the leaves that could be listed are done").isZero();
@@ -86,6 +92,10 @@ class OrphanRemovalTest {
             assertThat(removal.removeNow()).isEqualTo(1);
             assertThat(at(f, LeafSim.LICENSE, "late.example.test")).isZero();
             assertThat(removal.removeNow()).as("nothing left: a second run does nothing").isZero();
+            assertThat(meters.get("converge_orphans_removed").tag("kind", SiteResources.LICENSE).counter().count())
+                    .isEqualTo(1.0);
+            assertThat(meters.get("converge_orphans_removed").tag("kind", SiteResources.REPOSITORY).counter().count())
+                    .isEqualTo(1.0);
         }
     }
 

@@ -70,7 +70,7 @@ class MetricsScrapeTest {
 
     /** The service's own families, described in prose under the engine's tables. */
     private static final List<String> SERVICE_FAMILIES = List.of("converge_jobs_total", "converge_sites",
-            "converge_http_requests_seconds", "converge_http_requests_seconds_max", "converge_api_token_lookups_total");
+            "converge_http_requests_seconds", "converge_http_requests_seconds_max", "converge_api_token_lookups_total", "converge_orphans_removed_total");
 
     @Test
     void theScrapeIsAggregatableBoundedAndComplete() {
