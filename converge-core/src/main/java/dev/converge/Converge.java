@@ -132,7 +132,7 @@ public final class Converge implements AutoCloseable {
         this.reapOlderThan = b.reapOlderThan;
         this.watchdogEvery = b.watchdog;
         for (Map.Entry<String, Integer> q : b.queues.entrySet()) {
-            workers.add(runtime.worker(q.getKey(), q.getValue(), b.prefetch));
+            workers.add(runtime.worker(q.getKey(), q.getValue(), b.prefetch, b.handlerThreads));
         }
         this.claims = new dev.converge.claim.internal.ClaimService(store, nodeId);
         this.rounds = new dev.converge.claim.internal.LeaderRounds(store, nodeId);
@@ -168,6 +168,7 @@ public final class Converge implements AutoCloseable {
         }
         if (!started) {
             checkTables();
+            workers.forEach(QueueWorker::prepare);
             runtime.start(!workers.isEmpty());
             workers.forEach(QueueWorker::start);
             Duration live = settings.lease().compareTo(settings.heartbeat().multipliedBy(3)) > 0 ? settings.lease()
@@ -650,6 +651,7 @@ public final class Converge implements AutoCloseable {
         Duration rescue;
         int fetchLimit = 100;
         int prefetch = -1;
+        java.util.concurrent.ThreadFactory handlerThreads;
         Duration shutdownGrace = Duration.ofSeconds(10);
         Duration unhandledGrace = Duration.ofHours(1);
         CrashPlan crashPlan = CrashPlan.NONE;
@@ -952,6 +954,20 @@ public final class Converge implements AutoCloseable {
                     throw new IllegalArgumentException("prefetch must be between 0 and 10000, was " + n);
                 }
                 prefetch = n;
+                return this;
+            }
+
+            /**
+             * Where the queues' handler threads come from (default: platform daemon threads named
+             * {@code converge-<queue>-<n>}); each queue still runs at most its concurrency's handlers at once.
+             * On JDK 21 and later, {@code Thread.ofVirtual().name("handler-", 0).factory()} runs each handler on
+             * a virtual thread, so a queue whose steps mostly wait on other services may be given hundreds of
+             * handlers without a platform thread each (from JDK 24 on, a handler waiting inside a
+             * {@code synchronized} block no longer holds its carrier thread). Their database work still
+             * waits for the store's pool, which bounds how many talk to the database at once.
+             */
+            public QueueOptions handlerThreads(java.util.concurrent.ThreadFactory factory) {
+                handlerThreads = Objects.requireNonNull(factory, "handler thread factory");
                 return this;
             }
 

@@ -52,7 +52,12 @@ public final class EngineRuntime {
 
     /** A worker of {@code queue} on this node, with a fixed prefetch ({@code prefetch >= 0}) or an adaptive one. */
     public QueueWorker worker(String queue, int concurrency, int prefetch) {
-        return new QueueWorker(node, invoker, completer, queue, concurrency, prefetch);
+        return worker(queue, concurrency, prefetch, null);
+    }
+
+    /** As {@link #worker(String, int, int)}, its handlers on threads of {@code handlerThreads} (null: the engine's own). */
+    public QueueWorker worker(String queue, int concurrency, int prefetch, java.util.concurrent.ThreadFactory handlerThreads) {
+        return new QueueWorker(node, invoker, completer, queue, concurrency, prefetch, handlerThreads);
     }
 
     /** The queues' history this node keeps (its deliveries' counts; the depth when it leads). */

@@ -7,6 +7,7 @@ import dev.converge.store.StoreConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,6 +46,7 @@ public final class QueueWorker {
     private final String queue;
     private final int concurrency;
     private final ThreadPoolExecutor executor;
+    private final boolean ownThreads;
     private final Signal signal;
     private final HeldSlots slots;
     private final List<Thread> fetchers = new ArrayList<>();
@@ -53,14 +55,31 @@ public final class QueueWorker {
 
     /** A queue worker with a fixed prefetch ({@code prefetch >= 0}) or an adaptive one ({@code prefetch < 0}). */
     QueueWorker(Shared node, Invoker invoker, Completer completer, String queue, int concurrency, int prefetch) {
+        this(node, invoker, completer, queue, concurrency, prefetch, null);
+    }
+
+    /** As above, its handlers on threads of {@code handlerThreads} (null: platform daemon threads of its own). */
+    QueueWorker(Shared node, Invoker invoker, Completer completer, String queue, int concurrency, int prefetch,
+            ThreadFactory handlerThreads) {
         this.node = node;
         this.invoker = invoker;
         this.completer = completer;
         this.queue = queue;
         this.concurrency = concurrency;
         AtomicInteger n = new AtomicInteger();
+        this.ownThreads = handlerThreads == null;
+        ThreadFactory threads = handlerThreads == null
+                ? r -> Shared.daemon(r, "converge-" + queue + "-" + n.incrementAndGet())
+                : r -> {
+                    Thread t = handlerThreads.newThread(r);
+                    if (t == null) {
+                        throw new IllegalStateException("the handler thread factory of queue " + queue
+                                + " gave no thread: a handler of this queue cannot start");
+                    }
+                    return t;
+                };
         this.executor = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), r -> Shared.daemon(r, "converge-" + queue + "-" + n.incrementAndGet()));
+                new LinkedBlockingQueue<>(), threads);
         this.signal = node.wakeup.signalFor(queue);
         int fetchLimit = node.settings.fetchLimit();
         this.slots = prefetch >= 0
@@ -82,6 +101,16 @@ public final class QueueWorker {
 
     public int concurrency() {
         return concurrency;
+    }
+
+    /**
+     * With a handler thread factory of the user's, takes one thread from it now: a factory that gives none
+     * fails the engine's start, before anything of it runs, instead of the first job's delivery.
+     */
+    public void prepare() {
+        if (!ownThreads) {
+            executor.prestartCoreThread();
+        }
     }
 
     public void start() {
