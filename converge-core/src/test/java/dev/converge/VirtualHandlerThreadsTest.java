@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +28,7 @@ class VirtualHandlerThreadsTest {
 
     @Test
     void twoHundredHandlersWaitOnALeafAtOnceWithoutAPlatformThreadEach() throws Exception {
-        Optional<Path> java = javaOf21OrLater();
+        Optional<Path> java = Jdks.javaOf(21);
         Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later on this machine (java.home or /usr/lib/jvm)");
         Matcher virtual = run(java.get(), "virtual");
         Matcher platform = run(java.get(), "platform");
@@ -66,35 +65,5 @@ class VirtualHandlerThreadsTest {
             throw new AssertionError(mode + " run printed no result:\n" + out);
         }
         return m;
-    }
-
-    /** This JVM if it is 21 or later, else the newest JDK of 21 or later under /usr/lib/jvm. */
-    private static Optional<Path> javaOf21OrLater() throws IOException {
-        if (Runtime.version().feature() >= 21) {
-            return Optional.of(Path.of(System.getProperty("java.home"), "bin", "java"));
-        }
-        Path jvms = Path.of("/usr/lib/jvm");
-        if (!Files.isDirectory(jvms)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> homes = Files.list(jvms)) {
-            return homes.filter(h -> Files.isExecutable(h.resolve("bin/java")) && major(h) >= 21)
-                    .max((a, b) -> Integer.compare(major(a), major(b))).map(h -> h.resolve("bin/java"));
-        }
-    }
-
-    /** The feature version a JDK's release file names (JAVA_VERSION="25.0.3": 25); 0 if none. */
-    private static int major(Path home) {
-        try {
-            for (String line : Files.readAllLines(home.resolve("release"))) {
-                Matcher m = Pattern.compile("^JAVA_VERSION=\"(\\d+)").matcher(line);
-                if (m.find()) {
-                    return Integer.parseInt(m.group(1));
-                }
-            }
-        } catch (IOException e) {
-            return 0;
-        }
-        return 0;
     }
 }

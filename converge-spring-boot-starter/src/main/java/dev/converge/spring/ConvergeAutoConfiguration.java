@@ -7,6 +7,7 @@ import dev.converge.handler.JobHandler;
 import dev.converge.store.Store;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,8 +16,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 
 /**
  * A Converge engine on the application's {@link DataSource}: the engine's schema migrated (unless
@@ -46,10 +50,16 @@ public class ConvergeAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Converge converge(Store store, ConvergeProperties p, ObjectProvider<JobHandler<?>> handlers,
-            ObjectProvider<ResourceType> resources, ObjectProvider<CrashPlan> crashPlan) {
+            ObjectProvider<ResourceType> resources, ObjectProvider<CrashPlan> crashPlan, Environment environment) {
         Converge.Builder b = Converge.builder(store).leases(l -> l.duration(p.getLease()))
                 .queues(q -> q.poll(p.getPoll())
                         .shutdownGrace(p.getShutdownGrace()).systemQueue(p.getSystemQueue()));
+        if (Threading.VIRTUAL.isActive(environment)) {
+            // spring.threads.virtual.enabled on JDK 21 and later: handlers waiting on other services hold no
+            // platform thread, as the application's own request threads do not
+            ThreadFactory virtualThreads = new VirtualThreadTaskExecutor("converge-handler-").getVirtualThreadFactory();
+            b.queues(q -> q.handlerThreads(virtualThreads));
+        }
         if (p.getHeartbeat() != null) {
             b.leases(l -> l.heartbeat(p.getHeartbeat()));
         }
