@@ -12,6 +12,11 @@ public final class NodeFlags {
     @Option(names = "--concurrency", defaultValue = "16", description = "Handler threads (default ${DEFAULT-VALUE}).")
     int concurrency;
 
+    @Option(names = "--virtual-threads", description = "Run the handlers on virtual threads (JDK 21 and later): a step "
+            + "waiting on a leaf holds no platform thread, so --concurrency may be in the hundreds (the database pool "
+            + "still bounds how many use the database at once).")
+    boolean virtualThreads;
+
     @Option(names = "--node-id", description = "This node's name in leases and logs (default: host-pid-random).")
     String nodeId;
 
@@ -75,6 +80,10 @@ public final class NodeFlags {
             n = n.withoutMaintenance();
         }
         n = n.withEngine(this::engine);
+        if (virtualThreads) {
+            java.util.concurrent.ThreadFactory handlers = VirtualThreads.factory();
+            n = n.withEngine(b -> b.queues(q -> q.handlerThreads(handlers)));
+        }
         if (stepAttempts != null || stepBackoff != null || stepBackoffCap != null || stepTimeout != null) {
             n = n.withJobs(new SiteJobs(RetryPolicy.attempts(stepAttempts != null ? stepAttempts : 8)
                     .backoff(stepBackoff != null ? stepBackoff : Duration.ofMillis(500))
