@@ -28,6 +28,10 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "4", description = "Handler threads per worker (default ${DEFAULT-VALUE}).")
     int concurrency;
 
+    @Option(names = "--virtual-threads", description = "Run the workers' handlers on virtual threads (JDK 21 and later; "
+            + "the workers run on this command's java).")
+    boolean virtualThreads;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of faults, attacks, crash points and the client's "
             + "choices (default ${DEFAULT-VALUE}).")
     long seed;
@@ -139,7 +143,7 @@ public final class ChaosCommand implements Callable<Integer> {
         DurationConverter d = new DurationConverter();
         Duration min = d.convert(range[0]);
         Duration max = range.length > 1 ? d.convert(range[1]) : min;
-        ChaosSettings settings = ChaosSettings.newBuilder().sites(sites).workers(workers).concurrency(concurrency).seed(seed)
+        ChaosSettings settings = ChaosSettings.newBuilder().sites(sites).workers(workers).concurrency(concurrency).virtualThreads(virtualThreads).seed(seed)
                 .killEvery(min, max).killApi(killApi).pauseEvery(pauseEvery).pgRestart(pgRestart)
                 .pgRestartCommand(pgRestartCommand).faultRate(faultRate).crashHits(crashHits).naive(naive).rollingDeploy(rollingDeploy).trial(noTrial ? null : trial)
                 .subscribeShare(subscribeShare).traffic(traffic)

@@ -13,6 +13,7 @@ public final class ChaosSettings {
     private final int sites;
     private final int workers;
     private final int concurrency;
+    private final boolean virtualThreads;
     private final long seed;
     private final Duration killEveryMin;
     private final Duration killEveryMax;
@@ -43,6 +44,7 @@ public final class ChaosSettings {
         this.sites = b.sites;
         this.workers = b.workers;
         this.concurrency = b.concurrency;
+        this.virtualThreads = b.virtualThreads;
         this.seed = b.seed;
         this.killEveryMin = b.killEveryMin;
         this.killEveryMax = b.killEveryMax;
@@ -84,6 +86,11 @@ public final class ChaosSettings {
 
     public int concurrency() {
         return concurrency;
+    }
+
+    /** Whether the workers run their handlers on virtual threads ({@code --virtual-threads}, JDK 21 and later). */
+    public boolean virtualThreads() {
+        return virtualThreads;
     }
 
     public long seed() {
@@ -204,6 +211,7 @@ public final class ChaosSettings {
         private int sites = 300;
         private int workers = 4;
         private int concurrency = 4;
+        private boolean virtualThreads;
         private long seed = 1;
         private Duration killEveryMin = Duration.ofSeconds(2);
         private Duration killEveryMax = Duration.ofSeconds(3);
@@ -245,6 +253,11 @@ public final class ChaosSettings {
 
         public Builder concurrency(int n) {
             this.concurrency = n;
+            return this;
+        }
+
+        public Builder virtualThreads(boolean on) {
+            this.virtualThreads = on;
             return this;
         }
 
@@ -371,6 +384,8 @@ public final class ChaosSettings {
             check(sites >= 1 && sites <= 5000, "--sites must be between 1 and 5000");
             check(workers >= 1 && workers <= 16, "--workers must be between 1 and 16");
             check(concurrency >= 1 && concurrency <= 64, "--concurrency must be between 1 and 64");
+            check(!virtualThreads || Runtime.version().feature() >= 21, "--virtual-threads needs JDK 21 or later for the "
+                    + "run and its workers; this JVM is " + Runtime.version().feature());
             check(positive(killEveryMin) && positive(killEveryMax) && killEveryMax.compareTo(killEveryMin) >= 0,
                     "--kill-every must be positive, the longer interval after the shorter");
             check(pauseEvery >= 0, "--pause-every must be 0 (none) or more");

@@ -105,6 +105,9 @@ final class Fleet implements AutoCloseable {
         List<String> a = new ArrayList<>(List.of("worker", "--concurrency", Integer.toString(settings.concurrency()),
                 "--node-id", nodeId));
         a.addAll(service);
+        if (settings.virtualThreads()) {
+            a.add("--virtual-threads");
+        }
         if (upgraded.contains(w)) {
             a.add("--next-version");
         }

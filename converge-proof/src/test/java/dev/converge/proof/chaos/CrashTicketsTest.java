@@ -48,5 +48,11 @@ class CrashTicketsTest {
         assertThatThrownBy(() -> ChaosSettings.newBuilder().db("jdbc:h2:mem:x", "root").build())
                 .hasMessageContaining("jdbc:postgresql");
         assertThat(ChaosSettings.newBuilder().build().sites()).isEqualTo(300);
+        if (Runtime.version().feature() < 21) {
+            assertThatThrownBy(() -> ChaosSettings.newBuilder().virtualThreads(true).build())
+                    .hasMessageContaining("--virtual-threads needs JDK 21 or later");
+        } else {
+            assertThat(ChaosSettings.newBuilder().virtualThreads(true).build().virtualThreads()).isTrue();
+        }
     }
 }
