@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.converge.Jdks;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
@@ -45,32 +41,11 @@ class VirtualThreadsFlagTest {
     void theFlagPutsTheHandlersOnVirtualThreads() throws Exception {
         Optional<Path> java = Jdks.javaOf(21);
         Assumptions.assumeTrue(java.isPresent(), "no JDK 21 or later on this machine (java.home or /usr/lib/jvm)");
-        Matcher with = run(java.get(), "--virtual-threads");
+        Matcher with = Jdks.run(java.get(), VirtualThreadsFlagMain.class, RAN_ON, "--virtual-threads");
         assertThat(with.group(2)).as("virtual, with the flag").isEqualTo("true");
         assertThat(with.group(1)).startsWith("converge-handler-");
-        Matcher without = run(java.get());
+        Matcher without = Jdks.run(java.get(), VirtualThreadsFlagMain.class, RAN_ON);
         assertThat(without.group(2)).as("virtual, without the flag").isEqualTo("false");
         assertThat(without.group(1)).startsWith("converge-default-");
-    }
-
-    private static Matcher run(Path java, String... flags) throws Exception {
-        Path log = Files.createTempFile("virtual-flag", ".log");
-        List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), VirtualThreadsFlagMain.class.getName()));
-        command.addAll(List.of(flags));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            boolean ended = p.waitFor(90, TimeUnit.SECONDS);
-            String out = Files.readString(log, StandardCharsets.UTF_8);
-            Matcher m = RAN_ON.matcher(out);
-            if (!ended || !m.find()) {
-                throw new AssertionError("the child " + List.of(flags) + " " + (ended ? "printed no thread"
-                        : "did not end within 90 s") + ":\n" + out);
-            }
-            return m;
-        } finally {
-            p.destroyForcibly();
-            Files.deleteIfExists(log);
-        }
     }
 }
