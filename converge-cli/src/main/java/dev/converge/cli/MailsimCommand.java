@@ -1,6 +1,8 @@
 package dev.converge.cli;
 
 import dev.converge.provisioning.mail.MailSim;
+import dev.converge.provisioning.options.DurationConverter;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -20,10 +22,15 @@ public final class MailsimCommand implements Callable<Integer> {
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Bind address (default ${DEFAULT-VALUE}).")
     String host;
 
+    @Option(names = "--idle-timeout", defaultValue = "30s", converter = DurationConverter.class,
+            description = "Drop a connection on which nothing arrived for this long, and the message it left unfinished, "
+                    + "as SMTP servers do; give the service the same as --smtp-server-timeout (default ${DEFAULT-VALUE}).")
+    Duration idleTimeout;
+
     @Override
     public Integer call() throws Exception {
         CountDownLatch stop = new CountDownLatch(1);
-        try (MailSim sim = MailSim.start(host, smtpPort, httpPort)) {
+        try (MailSim sim = MailSim.start(host, smtpPort, httpPort, idleTimeout)) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mailsim-stop"));
             System.out.println("mailsim listening: SMTP on " + host + ":" + sim.smtpPort() + ", listing on http://" + host
                     + ":" + sim.httpPort() + "/messages");

@@ -1,5 +1,6 @@
 package dev.converge.token;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -10,4 +11,9 @@ import java.util.Optional;
 public interface TokenLookup {
     /** Present when the leaf can tell; empty when it cannot (then the token is left for a person). */
     Optional<Boolean> wasUsed(String token);
+
+    /** As {@link TokenOperation#abandonedUseWindow()}: how long an abandoned use may still complete; zero by default. */
+    default Duration abandonedUseWindow() {
+        return Duration.ZERO;
+    }
 }

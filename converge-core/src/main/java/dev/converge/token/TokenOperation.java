@@ -1,6 +1,7 @@
 package dev.converge.token;
 
 import dev.converge.ledger.LeafCallException;
+import java.time.Duration;
 import java.util.Optional;
 
 /** An operation a single-use token permits (send the welcome email): unsafe to repeat by itself. */
@@ -32,5 +33,17 @@ public interface TokenOperation<T> {
     /** Whether {@link #wasUsed} can answer at all (without calling the leaf to find out). */
     default boolean canTellIfUsed() {
         return false;
+    }
+
+    /**
+     * How long a use that a delivery started, and then abandoned when it stopped (a SIGSTOP, a long
+     * pause) or lost its lease, may still complete at the leaf: for SMTP, the server's idle timeout,
+     * after which it drops a DATA that stalled before its end. A {@link #wasUsed} "no" about such a
+     * use is trusted only once this long has passed since the token was taken from that delivery;
+     * before, the taking delivery looks again later instead of using the token. Zero (the default)
+     * where an abandoned use cannot complete later.
+     */
+    default Duration abandonedUseWindow() {
+        return Duration.ZERO;
     }
 }

@@ -161,6 +161,57 @@ class TokenTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aNoFromTheLeafIsTrustedOnlyOnceAnAbandonedUseCanNoLongerLand(String kind) {
+        CountingMailbox mail = new CountingMailbox(true);
+        // the sender stalls before its point of no return (a SIGSTOP); its message lands when it wakes
+        TokenOperation<String> stalls = new TokenOperation<>() {
+            @Override
+            public String name() {
+                return "send";
+            }
+
+            @Override
+            public String use(String token) {
+                throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
+            }
+        };
+        TokenLookup lookup = new TokenLookup() {
+            @Override
+            public java.util.Optional<Boolean> wasUsed(String token) {
+                return mail.wasUsed(token);
+            }
+
+            @Override
+            public Duration abandonedUseWindow() {
+                return Duration.ofMillis(1500);
+            }
+        };
+        try (Harness h = new Harness(kind)) {
+            Converge engine = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600))
+                            .heartbeat(Duration.ofMillis(200)).rescue(Duration.ofMillis(100)))
+                    .handle(SEND, (p, ctx) -> ctx.tokens().useOnce("welcome", p.subject(), stalls)));
+            engine.tokens().resolveWith("welcome", lookup);
+            engine.tokens().add("welcome", "late-1", "site-7");
+            long id = engine.enqueue(Job.of(SEND, new Send("site-7")).maxAttempts(1)).jobId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> engine.job(id).orElseThrow().state() == JobState.FAILED);
+            assertThat(engine.tokens().counts("welcome")).containsEntry("used_unspent", 1L);
+
+            assertThat(engine.tokens().reap(Duration.ZERO)).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                Long owner = engine.tokens().forSubject("welcome", "site-7").orElseThrow().ownerJobId();
+                return owner == null || owner != id;
+            });
+            mail.use("late-1"); // the stalled sender wakes, inside the window, and its message lands
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    engine.tokens().forSubject("welcome", "site-7").orElseThrow().state() != TokenState.CHECKED_OUT);
+            assertThat(engine.tokens().forSubject("welcome", "site-7").orElseThrow().state())
+                    .as("settled by the late landing, not given back for a second send").isEqualTo(TokenState.SPENT);
+            assertThat(mail.count("late-1")).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void anUnknownSendThatCannotBeLookedUpIsNeverRepeatedAndNeedsAPerson(String kind) {
         CountingMailbox mail = new CountingMailbox(false).dropAfterAccept(1);

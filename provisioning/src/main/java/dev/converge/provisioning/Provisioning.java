@@ -107,10 +107,23 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
                 model.turnTimeout().plus(model.callTimeout()));
         if (config.mailLookup() != null) {
             // a welcome email whose send started under a worker that then died is settled by asking the mail server
-            engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.WELCOME_POOL,
-                    token -> java.util.Optional.of(config.mailLookup().accepted(token)));
-            engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.REMINDER_POOL,
-                    token -> java.util.Optional.of(config.mailLookup().accepted(token)));
+            // (only once a send stopped before its end of DATA can no longer land: the server dropped it)
+            dev.converge.token.TokenLookup mail = new dev.converge.token.TokenLookup() {
+                private final java.time.Duration window = new dev.converge.provisioning.mail.SmtpMailer(config.smtp())
+                        .abandonedSendWindow();
+
+                @Override
+                public java.util.Optional<Boolean> wasUsed(String token) {
+                    return java.util.Optional.of(config.mailLookup().accepted(token));
+                }
+
+                @Override
+                public java.time.Duration abandonedUseWindow() {
+                    return window;
+                }
+            };
+            engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.WELCOME_POOL, mail);
+            engine.tokens().resolveWith(dev.converge.provisioning.flow.SiteJobs.REMINDER_POOL, mail);
         }
         this.sites = new Sites(store, engine, siteStore, leads, new SiteFlows(node.jobs(), resources, config.flowDeadline()),
                 receipts, config.trialWindow(), events, config.subdomainHold(), config.provisioningsInFlight());

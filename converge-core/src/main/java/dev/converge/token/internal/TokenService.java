@@ -79,6 +79,12 @@ public final class TokenService implements Tokens {
         return rt.store().clock().sqlNow();
     }
 
+    /** The instant the store's writes stamp as now: the database's clock unless a test clock is bound. */
+    private Instant clockNow() {
+        Instant bound = now();
+        return bound != null ? bound : rt.store().withConnection(c -> rt.jobs().databaseNow(c));
+    }
+
     /** Adds a token to a pool, bound to a subject (or null for any); false if the pool already has it. */
     public boolean add(String pool, String token, String subject) {
         validate(pool, token);
@@ -164,11 +170,16 @@ public final class TokenService implements Tokens {
             return;
         }
         String owner = rt.nodeId() + "/job-" + ctx.jobId();
-        if (!rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()))) {
+        Optional<Token> taken = rt.store().withConnection(c -> store.takeOverReturning(c, t, owner, ctx.lease(), now()));
+        if (taken.isEmpty()) {
             return; // someone else moved it meanwhile
         }
         TransactionGuard.assertNoTransaction("lookup of pool " + t.pool());
+        Instant asked = clockNow();
         Optional<Boolean> used = lookup.wasUsed(t.value());
+        if (used.isPresent() && !used.get()) {
+            holdWhileAbandonedUseMayLand(taken.get(), asked, lookup.abandonedUseWindow(), "the use of pool " + t.pool());
+        }
         if (used.isEmpty()) {
             log.warn("token {} of pool {}: its use may have happened and the leaf cannot tell; left for a person",
                     t.id(), t.pool());
@@ -310,11 +321,17 @@ public final class TokenService implements Tokens {
                 got = false;
             } else {
                 TransactionGuard.assertNoTransaction("lookup of " + op.name());
+                Instant asked = clockNow();
                 Optional<Boolean> used = op.wasUsed(t.value());
                 if (used.isEmpty()) {
                     throw unknown(ctx, op, null);
                 }
-                got = rt.store().withConnection(c -> store.takeOver(c, t, owner, ctx.lease(), now()));
+                Optional<Token> taken = rt.store().withConnection(c -> store.takeOverReturning(c, t, owner, ctx.lease(),
+                        now()));
+                got = taken.isPresent();
+                if (got && !used.get()) {
+                    holdWhileAbandonedUseMayLand(taken.get(), asked, op.abandonedUseWindow(), op.name());
+                }
                 if (got && used.get()) {
                     // the dead owner's use did happen: record it instead of repeating it
                     rt.store().withConnection(c -> store.markUsing(c, t.id(), ctx.lease(), now())
@@ -330,6 +347,29 @@ public final class TokenService implements Tokens {
             ctx.verifyLease();
         }
         throw new ClaimHeld("token of pool " + pool + " is contended; trying again later");
+    }
+
+    /**
+     * A "not used" answer about a use that an earlier owner started is the leaf's word only once that
+     * use can no longer land: the owner may be stopped, not dead, right before its point of no return
+     * (an SMTP sender before the end of DATA), and complete the use when it wakes. The leaf gives up
+     * on it after {@code window} (the SMTP server drops a stalled connection); the owner had lost the
+     * token by the time it was first taken over ({@code checkedOutAt}, kept by later take-overs), so
+     * an answer asked for from then plus the window is final. Before that, this delivery keeps the
+     * token and is released to look again when the window has passed (R11).
+     */
+    private void holdWhileAbandonedUseMayLand(Token taken, Instant asked, Duration window, String what) {
+        if (window == null || window.isZero() || window.isNegative()) {
+            return;
+        }
+        Instant finalFrom = taken.checkedOutAt().plus(window);
+        if (asked.isBefore(finalFrom)) {
+            Duration wait = Duration.between(clockNow(), finalFrom);
+            log.info("token {} of pool {}: the leaf has no record of {} yet, and its abandoned use may still land for "
+                    + "{} ms; looking again then", taken.id(), taken.pool(), what, Math.max(0, wait.toMillis()));
+            throw new ClaimHeld("token " + taken.id() + " of pool " + taken.pool() + ": an abandoned use may still land "
+                    + "until " + finalFrom, wait.isNegative() ? Duration.ZERO : wait);
+        }
     }
 
     private Token store(long id) {

@@ -69,8 +69,11 @@ public final class TokenStore {
                 + " AND NOT EXISTS (SELECT 1 FROM cv_flow f WHERE f.id = :flow_id AND f.state <> 'running')");
         // used_at survives a takeover: a use that may have happened stays recorded until the new owner
         // spends the token or gives it back, so the reaper never returns it to the pool meanwhile
+        // a used token taken over again keeps the time it was first taken from the delivery that used it:
+        // the window in which that abandoned use may still land at the leaf counts from then (TokenService)
         takeOver = sql(d, "UPDATE cv_token SET owner = :owner, owner_job_id = :job, owner_epoch = :epoch, "
-                + "checked_out_at = {now} WHERE id = :id AND state = 'checked_out' "
+                + "checked_out_at = CASE WHEN used_at IS NOT NULL AND used_at < checked_out_at THEN checked_out_at "
+                + "ELSE {now} END WHERE id = :id AND state = 'checked_out' "
                 + "AND COALESCE(owner_job_id, -1) = :old_job AND COALESCE(owner_epoch, -1) = :old_epoch" + FENCE);
         markUsing = sql(d, "UPDATE cv_token SET used_at = {now} WHERE id = :id AND state = 'checked_out'" + MINE + FENCE);
         spend = sql(d, "UPDATE cv_token SET state = 'spent', spent_at = {now} WHERE id = :id AND state = 'checked_out'"

@@ -208,10 +208,13 @@ public final class ChaosNode {
         @Option(names = "--http-port", required = true)
         int httpPort;
 
+        @Option(names = "--idle-timeout", required = true, converter = DurationConverter.class)
+        Duration idleTimeout;
+
         @Override
         public Integer call() throws Exception {
             CountDownLatch stop = new CountDownLatch(1);
-            try (MailSim sim = MailSim.start("127.0.0.1", smtpPort, httpPort)) {
+            try (MailSim sim = MailSim.start("127.0.0.1", smtpPort, httpPort, idleTimeout)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mailsim-stop"));
                 System.out.println("mailsim listening: SMTP on 127.0.0.1:" + sim.smtpPort() + ", listing on http://127.0.0.1:"
                         + sim.httpPort() + "/messages");

@@ -80,7 +80,8 @@ final class Fleet implements AutoCloseable {
                 Long.toString(settings.seed())), env, c -> LeafControl.answers(leafsimUrl() + "/_control/health"), false,
                 false, this::restartPause, say, c -> { });
         this.mailsim = new Slot("mailsim", runDir, n -> List.of("mailsim", "--smtp-port", Integer.toString(smtpPort),
-                "--http-port", Integer.toString(mailPort)), env, c -> LeafControl.answers(mailsimUrl() + "/health"), false,
+                "--http-port", Integer.toString(mailPort), "--idle-timeout", millis(MAIL_IDLE)), env,
+                c -> LeafControl.answers(mailsimUrl() + "/health"), false,
                 false, this::restartPause, say, c -> { });
         this.api = new Slot("api", runDir, n -> {
             List<String> a = new ArrayList<>(List.of("server", "--no-workers", "--port", Integer.toString(apiPort),
@@ -133,6 +134,7 @@ final class Fleet implements AutoCloseable {
     private List<String> serviceFlags(String db, String siteDb, String dbPrefix) {
         List<String> a = new ArrayList<>(List.of("--db", db, "--db-user", settings.dbUser(), "--db-pool", "6",
                 "--leafsim-url", leafsimUrl(), "--smtp", "127.0.0.1:" + smtpPort, "--mail-lookup-url", mailsimUrl(),
+                "--smtp-server-timeout", millis(MAIL_IDLE),
                 "--flow-deadline", millis(settings.flowDeadline()), "--leaf-timeout", millis(settings.leafTimeout())));
         if (siteDb != null) {
             a.addAll(List.of("--site-db", siteDb, "--site-db-user", settings.dbUser(), "--site-db-prefix", dbPrefix));
@@ -160,6 +162,14 @@ final class Fleet implements AutoCloseable {
     List<String> serviceFlags() {
         return serviceFlags;
     }
+
+    /**
+     * How long the mail server keeps a connection on which nothing arrives. The nodes are told the
+     * same: a welcome email whose sender stopped mid-send is looked up only once it cannot land, so
+     * every such site waits about this long; a few seconds, where a real server's minutes would
+     * keep the run's flows past their deadline.
+     */
+    static final Duration MAIL_IDLE = Duration.ofSeconds(3);
 
     private static String millis(Duration d) {
         return d.toMillis() + "ms";

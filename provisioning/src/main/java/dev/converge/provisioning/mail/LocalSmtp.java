@@ -31,9 +31,31 @@ public final class LocalSmtp implements AutoCloseable {
     }
 
     public static LocalSmtp start() {
+        return start(IDLE_TIMEOUT);
+    }
+
+    /** The server's idle timeout unless one is given: GreenMail's own. */
+    public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * A server that drops a connection from which nothing arrived for {@code idleTimeout}, as every
+     * SMTP server does (RFC 5321 4.5.3.2.7): a message whose DATA stalled that long is discarded.
+     */
+    public static LocalSmtp start(Duration idleTimeout) {
+        int ms = idleMillis(idleTimeout);
         GreenMail greenMail = new GreenMail(new ServerSetup(0, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         greenMail.start();
+        greenMail.getSmtp().setClientSocketTimeout(ms);
         return new LocalSmtp(greenMail);
+    }
+
+    static int idleMillis(Duration idleTimeout) {
+        if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()
+                || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("the SMTP server's idle timeout must be positive and at most 1h, was "
+                    + idleTimeout);
+        }
+        return (int) idleTimeout.toMillis();
     }
 
     public String host() {

@@ -46,8 +46,19 @@ public final class MailSim implements AutoCloseable {
     }
 
     public static MailSim start(String host, int smtpPort, int httpPort) throws IOException {
+        return start(host, smtpPort, httpPort, LocalSmtp.IDLE_TIMEOUT);
+    }
+
+    /**
+     * As {@link #start(String, int, int)}, with a server that drops a connection on which nothing
+     * arrived for {@code idleTimeout} and discards its unfinished message, as every SMTP server does.
+     */
+    public static MailSim start(String host, int smtpPort, int httpPort, java.time.Duration idleTimeout)
+            throws IOException {
+        int idleMs = LocalSmtp.idleMillis(idleTimeout);
         GreenMail greenMail = new GreenMail(new ServerSetup(smtpPort, host, ServerSetup.PROTOCOL_SMTP));
         greenMail.start();
+        greenMail.getSmtp().setClientSocketTimeout(idleMs);
         try {
             HttpServer http = HttpServer.create(new InetSocketAddress(host, httpPort), 64);
             ExecutorService threads = Executors.newFixedThreadPool(4, r -> {

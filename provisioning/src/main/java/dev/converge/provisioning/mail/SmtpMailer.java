@@ -9,6 +9,7 @@ import jakarta.mail.Session;
 import jakarta.mail.URLName;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
 import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
@@ -45,6 +46,15 @@ public final class SmtpMailer {
         props.setProperty("mail.smtp.writetimeout", String.valueOf(config.readTimeout().toMillis()));
         props.setProperty("mail.smtp.from", config.from());
         this.session = Session.getInstance(props);
+    }
+
+    /**
+     * How long a send this mailer started, and that its sender then abandoned (stopped or cut off
+     * before the end of DATA), may still be completed: the server's timeout, after which it has
+     * dropped the connection and the unfinished message, and a second for it to file what arrived.
+     */
+    public Duration abandonedSendWindow() {
+        return config.serverTimeout().plusSeconds(1);
     }
 
     public MailReceipt send(WelcomeEmail mail) {

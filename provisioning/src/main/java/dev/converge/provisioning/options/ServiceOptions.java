@@ -94,6 +94,13 @@ public final class ServiceOptions {
     @Option(names = "--mail-from", defaultValue = "welcome@sites.example", description = "Sender of welcome emails.")
     String mailFrom;
 
+    @Option(names = "--smtp-server-timeout", defaultValue = "10m", converter = DurationConverter.class,
+            description = "How long the SMTP server keeps a connection on which nothing arrives before it drops it and "
+                    + "the message left unfinished (Postfix: smtpd_timeout, 300s by default). A welcome email whose "
+                    + "sender stopped mid-send is looked up at the mail server only after this, so it can never go out "
+                    + "twice. At most 1h. Default: ${DEFAULT-VALUE}.")
+    Duration smtpServerTimeout;
+
     @Option(names = "--site-db", description = "JDBC URL of a PostgreSQL server on which each site gets a database "
             + "(a maintenance database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres); none if unset.")
     String siteDb;
@@ -201,7 +208,7 @@ public final class ServiceOptions {
                         : HostingConfig.current(http("hosting"), hostingOrg, hostingServer),
                 new LicenseConfig(http("license")),
                 db,
-                SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom),
+                SmtpConfig.of(hostPort[0], Integer.parseInt(hostPort[1]), mailFrom).withServerTimeout(smtpServerTimeout),
                 mailLookup, tags(), subdomainHold, provisioningsInFlight);
     }
 

@@ -6,6 +6,7 @@ import dev.converge.provisioning.mail.SmtpMailer;
 import dev.converge.provisioning.mail.TrialReminderEmail;
 import dev.converge.provisioning.mail.WelcomeEmail;
 import dev.converge.token.TokenOperation;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.BiFunction;
 
@@ -18,24 +19,28 @@ final class SiteMail implements TokenOperation<MailReceipt> {
     private final String name;
     private final BiFunction<String, Runnable, MailReceipt> send;
     private final MailLookup lookup;
+    private final Duration abandonedSendWindow;
 
-    private SiteMail(String name, BiFunction<String, Runnable, MailReceipt> send, MailLookup lookup) {
+    private SiteMail(String name, BiFunction<String, Runnable, MailReceipt> send, MailLookup lookup,
+            Duration abandonedSendWindow) {
         this.name = name;
         this.send = send;
         this.lookup = lookup;
+        this.abandonedSendWindow = abandonedSendWindow;
     }
 
     static SiteMail welcome(SmtpMailer mailer, MailLookup lookup, String to, String siteId, String siteName,
             String siteUrl) {
         return new SiteMail("send-welcome-email",
                 (token, lastCheck) -> mailer.send(new WelcomeEmail(to, siteId, siteName, siteUrl, token), lastCheck),
-                lookup);
+                lookup, mailer.abandonedSendWindow());
     }
 
     static SiteMail trialReminder(SmtpMailer mailer, MailLookup lookup, String to, String siteId, String siteName,
             String siteUrl, String deadline, String accountUrl) {
         return new SiteMail("send-trial-reminder", (token, lastCheck) -> mailer.send(
-                new TrialReminderEmail(to, siteId, siteName, siteUrl, deadline, accountUrl, token), lastCheck), lookup);
+                new TrialReminderEmail(to, siteId, siteName, siteUrl, deadline, accountUrl, token), lastCheck), lookup,
+                mailer.abandonedSendWindow());
     }
 
     @Override
@@ -61,5 +66,11 @@ final class SiteMail implements TokenOperation<MailReceipt> {
     @Override
     public boolean canTellIfUsed() {
         return lookup != null;
+    }
+
+    /** A send stopped before its end of DATA may still complete until the server drops it. */
+    @Override
+    public Duration abandonedUseWindow() {
+        return abandonedSendWindow;
     }
 }

@@ -114,7 +114,7 @@ class SmtpMailerTest {
 
     private static SmtpMailer mailerFor(ScriptedSmtpServer server) {
         return new SmtpMailer(new SmtpConfig("127.0.0.1", server.port(), "welcome@converge.test",
-                Duration.ofSeconds(2), Duration.ofSeconds(3)));
+                Duration.ofSeconds(2), Duration.ofSeconds(3), null));
     }
 
     private static WelcomeEmail welcome(String siteId, String token) {

@@ -45,6 +45,17 @@ class LeafUrlOptionsTest {
     }
 
     @Test
+    void theSmtpServersTimeoutDefaultsAboveWhatRfc5321AsksForAndIsBounded() {
+        assertThat(parse("--dev").smtp().serverTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
+        assertThat(parse("--dev", "--smtp-server-timeout", "300s").smtp().serverTimeout())
+                .isEqualTo(java.time.Duration.ofMinutes(5));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--smtp-server-timeout", "2h"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 1h");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--smtp-server-timeout", "0s"))
+                .isInstanceOf(CommandLine.ParameterException.class);
+    }
+
+    @Test
     void aLeafUrlWithCredentialsInItIsRefused() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--dev", "--license-url",
                 "https://user:secret@licenses.example")).isInstanceOf(IllegalArgumentException.class)
