@@ -254,7 +254,11 @@ public final class TokenService implements Tokens {
         }
         T result;
         try {
-            result = op.use(t.value(), ctx::checkLease);
+            // where an abandoned use can still land (see holdWhileAbandonedUseMayLand), the last check asks the
+            // database: a node cut off from it may still trust its lease locally after another took the job over
+            // early (its session ended), and its use must not pass the point of no return after that take-over
+            Runnable lastCheck = op.abandonedUseWindow().isZero() ? ctx::checkLease : ctx::verifyLease;
+            result = op.use(t.value(), lastCheck);
         } catch (LeafRejected r) {
             rt.store().withConnection(c -> store.giveBack(c, t.id(), ctx.lease(), now()));
             if (r.isTransient()) {
@@ -353,9 +357,10 @@ public final class TokenService implements Tokens {
      * A "not used" answer about a use that an earlier owner started is the leaf's word only once that
      * use can no longer land: the owner may be stopped, not dead, right before its point of no return
      * (an SMTP sender before the end of DATA), and complete the use when it wakes. The leaf gives up
-     * on it after {@code window} (the SMTP server drops a stalled connection); the owner had lost the
-     * token by the time it was first taken over ({@code checkedOutAt}, kept by later take-overs), so
-     * an answer asked for from then plus the window is final. Before that, this delivery keeps the
+     * on it after {@code window} (the SMTP server drops a stalled connection). The owner's last check
+     * before that point asked the database, so it passed before the token was first taken over
+     * ({@code checkedOutAt}, kept by later take-overs): an answer asked for from then plus the window
+     * is final. Before that, this delivery keeps the
      * token and is released to look again when the window has passed (R11).
      */
     private void holdWhileAbandonedUseMayLand(Token taken, Instant asked, Duration window, String what) {

@@ -166,10 +166,11 @@ final class Fleet implements AutoCloseable {
     /**
      * How long the mail server keeps a connection on which nothing arrives. The nodes are told the
      * same: a welcome email whose sender stopped mid-send is looked up only once it cannot land, so
-     * every such site waits about this long; a few seconds, where a real server's minutes would
-     * keep the run's flows past their deadline.
+     * every such site waits about this long (and a second), holding its provisioning's place
+     * meanwhile; a second here, where a real server's minutes would keep the run's flows past their
+     * deadline.
      */
-    static final Duration MAIL_IDLE = Duration.ofSeconds(3);
+    static final Duration MAIL_IDLE = Duration.ofSeconds(1);
 
     private static String millis(Duration d) {
         return d.toMillis() + "ms";
