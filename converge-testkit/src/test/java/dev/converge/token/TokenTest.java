@@ -162,6 +162,53 @@ class TokenTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"h2", "postgres"})
+    void aUseThatCanLandLateChecksItsLeaseWithTheDatabaseLast(String kind) {
+        java.util.concurrent.atomic.AtomicBoolean passedLastCheck = new java.util.concurrent.atomic.AtomicBoolean();
+        Harness[] harness = new Harness[1];
+        TokenOperation<String> canLandLate = new TokenOperation<>() {
+            @Override
+            public String name() {
+                return "send";
+            }
+
+            @Override
+            public String use(String token) {
+                return "sent";
+            }
+
+            @Override
+            public String use(String token, Runnable lastCheck) {
+                // the job is taken over early (its node's session ended) while this node's lease still
+                // looks valid locally: only the database can tell
+                harness[0].store().withConnection(c -> {
+                    try (var st = c.createStatement()) {
+                        return st.executeUpdate("UPDATE cv_job SET epoch = epoch + 1 WHERE state = 'running'");
+                    }
+                });
+                lastCheck.run();
+                passedLastCheck.set(true);
+                return "sent";
+            }
+
+            @Override
+            public Duration abandonedUseWindow() {
+                return Duration.ofSeconds(1);
+            }
+        };
+        try (Harness h = new Harness(kind)) {
+            harness[0] = h;
+            Converge engine = engine(h, canLandLate);
+            engine.tokens().add("welcome", "early-1", "site-8");
+            long id = engine.enqueue(Job.of(SEND, new Send("site-8")).maxAttempts(1)).jobId();
+            await().atMost(Duration.ofSeconds(20)).until(() -> lastError.get() != null);
+            assertThat(lastError.get()).isInstanceOf(dev.converge.lease.LeaseLost.class);
+            assertThat(passedLastCheck).as("the use went past its last check after the take-over").isFalse();
+            assertThat(engine.job(id)).isPresent();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
     void aNoFromTheLeafIsTrustedOnlyOnceAnAbandonedUseCanNoLongerLand(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         // the sender stalls before its point of no return (a SIGSTOP); its message lands when it wakes
