@@ -22,13 +22,24 @@ public final class Main {
         // java.util.logging (the OpenTelemetry SDK logs through it) goes to Logback, in the log's format
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 
     /** The command line with every subcommand registered; tests execute it in-process. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         Commands.register(cl);
+        cl.setExecutionExceptionHandler(Main::report);
+        return cl;
+    }
+
+    /**
+     * The command line for these arguments: with only the subcommand they name, when they plainly name
+     * one (see {@link Commands#named}), else with every one; either runs them the same way.
+     */
+    static CommandLine commandLine(String[] args) {
+        CommandLine cl = new CommandLine(new Main());
+        Commands.register(cl, args);
         cl.setExecutionExceptionHandler(Main::report);
         return cl;
     }
