@@ -46,6 +46,7 @@ public record ChaosReport(
         @JsonProperty("converge_warm_p50_ms") long warmP50Ms,
         @JsonProperty("converge_warm_p99_ms") long warmP99Ms,
         @JsonProperty("converge_p99_ms_by_window") List<Long> p99ByWindowMs,
+        @JsonProperty("cpu_idle_pct_by_window") List<Integer> cpuIdlePctByWindow,
         @JsonProperty("check") CheckReport check,
         @JsonProperty("run_dir") String runDir) {
 
@@ -117,6 +118,9 @@ public record ChaosReport(
                 ms(convergeMaxMs), ms(warmUpMs), warmCount, ms(warmP50Ms), ms(warmP99Ms));
         out.printf("                    p99 of the requests accepted in each %s of traffic: %s%n", ms(warmUpMs),
                 p99ByWindowMs.stream().map(ChaosReport::ms).collect(java.util.stream.Collectors.joining(", ")));
+        out.printf("  machine           cores idle in each %s from the start of traffic: %s%n", ms(warmUpMs),
+                cpuIdlePctByWindow.isEmpty() ? "n/a (no /proc/stat)" : cpuIdlePctByWindow.stream()
+                        .map(p -> p < 0 ? "n/a" : p + "%").collect(java.util.stream.Collectors.joining(", ")));
         out.println("  violations");
         for (String key : CheckReport.KEYS) {
             out.printf("    %-18s %d%n", key, check.violations().get(key));

@@ -184,6 +184,7 @@ public final class ChaosRun {
                 Duration.ofSeconds(60)), settings, timeline::say);
         cleanup.traffic = traffic;
         attacks.start(settings.traffic().plus(DELETE_GRACE), settings.traffic());
+        cleanup.cpuIdle = CpuIdle.start();
         trafficStart = Instant.now();
         traffic.start(quiesceBy);
         traffic.awaitRequests(quiesceBy.minusSeconds(20));
@@ -235,7 +236,7 @@ public final class ChaosRun {
                 ConvergeTimes.percentile(times.deleteMillis(), 50), ConvergeTimes.percentile(times.deleteMillis(), 99),
                 ConvergeTimes.percentile(times.all(), 100), WARM_UP.toMillis(), warm.size(),
                 ConvergeTimes.percentile(warm, 50), ConvergeTimes.percentile(warm, 99),
-                times.p99ByWindow(trafficStart, WARM_UP), check, runDir.toString());
+                times.p99ByWindow(trafficStart, WARM_UP), cpuIdleByWindow(), check, runDir.toString());
         timeline.say("checked; stopping every process and dropping " + cleanup.scratch.name());
         return report;
     }
@@ -245,7 +246,14 @@ public final class ChaosRun {
     }
 
     /** Stops what the run started, in order; safe to run twice (finally block and shutdown hook). */
+    /** The cores' idle share in each window of traffic, as the p99s are, up to now. */
+    private java.util.List<Integer> cpuIdleByWindow() {
+        CpuIdle c = cleanup.cpuIdle;
+        return c == null ? java.util.List.of() : c.idlePercentByWindow(trafficStart, WARM_UP);
+    }
+
     private static final class Cleanup {
+        volatile CpuIdle cpuIdle;
         volatile Attacks attacks;
         volatile ChaosTraffic traffic;
         volatile Fleet fleet;
@@ -256,7 +264,8 @@ public final class ChaosRun {
             if (traffic != null) {
                 traffic.stop();
             }
-            for (AutoCloseable c : List.<AutoCloseable>of(orNone(attacks), orNone(fleet), orNone(store), orNone(scratch))) {
+            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(attacks), orNone(fleet), orNone(store),
+                    orNone(scratch))) {
                 try {
                     c.close();
                 } catch (Exception e) {
