@@ -47,6 +47,8 @@ public record ChaosReport(
         @JsonProperty("converge_warm_p99_ms") long warmP99Ms,
         @JsonProperty("converge_p99_ms_by_window") List<Long> p99ByWindowMs,
         @JsonProperty("cpu_idle_pct_by_window") List<Integer> cpuIdlePctByWindow,
+        @JsonProperty("cpu_seconds_by_role") Map<String, Double> cpuSecondsByRole,
+        @JsonProperty("processes_by_role") Map<String, Integer> processesByRole,
         @JsonProperty("check") CheckReport check,
         @JsonProperty("run_dir") String runDir) {
 
@@ -121,6 +123,12 @@ public record ChaosReport(
         out.printf("  machine           cores idle in each %s from the start of traffic: %s%n", ms(warmUpMs),
                 cpuIdlePctByWindow.isEmpty() ? "n/a (no /proc/stat)" : cpuIdlePctByWindow.stream()
                         .map(p -> p < 0 ? "n/a" : p + "%").collect(java.util.stream.Collectors.joining(", ")));
+        out.printf("  CPU-seconds       from the start of traffic, by this run's processes (PostgreSQL not counted): %s%n",
+                cpuSecondsByRole.isEmpty() ? "n/a" : cpuSecondsByRole.entrySet().stream()
+                        .map(e -> String.format(java.util.Locale.ROOT, "%s %.1f%s", e.getKey(), e.getValue(),
+                                processesByRole.containsKey(e.getKey()) ? " (" + processesByRole.get(e.getKey())
+                                        + (processesByRole.get(e.getKey()) == 1 ? " process)" : " processes)") : ""))
+                        .collect(java.util.stream.Collectors.joining(", ")));
         out.println("  violations");
         for (String key : CheckReport.KEYS) {
             out.printf("    %-18s %d%n", key, check.violations().get(key));

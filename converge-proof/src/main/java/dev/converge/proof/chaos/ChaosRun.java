@@ -185,6 +185,7 @@ public final class ChaosRun {
         cleanup.traffic = traffic;
         attacks.start(settings.traffic().plus(DELETE_GRACE), settings.traffic());
         cleanup.cpuIdle = CpuIdle.start();
+        cleanup.childCpu = ChildCpu.start();
         trafficStart = Instant.now();
         traffic.start(quiesceBy);
         traffic.awaitRequests(quiesceBy.minusSeconds(20));
@@ -236,7 +237,9 @@ public final class ChaosRun {
                 ConvergeTimes.percentile(times.deleteMillis(), 50), ConvergeTimes.percentile(times.deleteMillis(), 99),
                 ConvergeTimes.percentile(times.all(), 100), WARM_UP.toMillis(), warm.size(),
                 ConvergeTimes.percentile(warm, 50), ConvergeTimes.percentile(warm, 99),
-                times.p99ByWindow(trafficStart, WARM_UP), cpuIdleByWindow(), check, runDir.toString());
+                times.p99ByWindow(trafficStart, WARM_UP), cpuIdleByWindow(),
+                cleanup.childCpu == null ? Map.of() : cleanup.childCpu.cpuSecondsByRole(),
+                cleanup.childCpu == null ? Map.of() : cleanup.childCpu.processesByRole(), check, runDir.toString());
         timeline.say("checked; stopping every process and dropping " + cleanup.scratch.name());
         return report;
     }
@@ -254,6 +257,7 @@ public final class ChaosRun {
 
     private static final class Cleanup {
         volatile CpuIdle cpuIdle;
+        volatile ChildCpu childCpu;
         volatile Attacks attacks;
         volatile ChaosTraffic traffic;
         volatile Fleet fleet;
@@ -264,7 +268,7 @@ public final class ChaosRun {
             if (traffic != null) {
                 traffic.stop();
             }
-            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(attacks), orNone(fleet), orNone(store),
+            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(attacks), orNone(fleet), orNone(store),
                     orNone(scratch))) {
                 try {
                     c.close();

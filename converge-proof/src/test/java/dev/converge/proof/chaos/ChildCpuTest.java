@@ -1,0 +1,54 @@
+package dev.converge.proof.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ChildCpuTest {
+
+    private static double seconds(Process p) {
+        return p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(-1.0);
+    }
+
+    @Test
+    void aChildIsNamedByItsChaosNodeSubcommand() {
+        String main = ChaosNode.class.getName();
+        assertThat(ChildCpu.role(List.of("-Xmx256m", "-cp", "x.jar", main, "worker", "--standby"))).isEqualTo("workers");
+        assertThat(ChildCpu.role(List.of("-cp", "x.jar", main, "server", "--port", "1"))).isEqualTo("API server");
+        assertThat(ChildCpu.role(List.of("-cp", "x.jar", main, "leafsim"))).isEqualTo("leaves");
+        assertThat(ChildCpu.role(List.of("-cp", "x.jar", main, "mailsim"))).isEqualTo("mail server");
+        assertThat(ChildCpu.role(List.of("-XX:ArchiveClassesAtExit=/tmp/a.jsa", "-cp", "x.jar", main, "server")))
+                .isEqualTo("class-data archive");
+        assertThat(ChildCpu.role(List.of("BEGIN{}"))).isEqualTo("other");
+    }
+
+    @Test
+    void aChildBornAfterTheMomentCountsItsWholeCpuFromItsBirth() throws Exception {
+        if (!Files.isReadable(Path.of("/proc/self/stat"))) {
+            return; // the JVM reports no CPU time of other processes here
+        }
+        try (ChildCpu cpu = ChildCpu.start()) {
+            Process idle = new ProcessBuilder("sleep", "30").start();
+            Process busy = new ProcessBuilder("awk", "BEGIN{for(;;)s++}").start();
+            try {
+                Thread.sleep(1_600); // the sampler first sees both a second after they started
+                double before = seconds(busy);
+                double counted = cpu.cpuSecondsByRole().get("other");
+                double after = seconds(busy);
+
+                assertThat(before).as("the busy child's own CPU").isGreaterThan(0.8);
+                // all of the busy child's CPU since its birth (the idle one adds next to nothing), not only
+                // what it spent after the sampler first saw it
+                assertThat(counted).isBetween(before - 0.02, after + 0.1);
+                assertThat(cpu.processesByRole()).containsEntry("other", 2);
+                assertThat(cpu.cpuSecondsByRole().get("supervisor and client")).isGreaterThanOrEqualTo(0.0);
+            } finally {
+                busy.destroyForcibly();
+                idle.destroyForcibly();
+            }
+        }
+    }
+}
