@@ -248,13 +248,13 @@ public final class ChaosRun {
         return a.isBefore(b) ? a : b;
     }
 
-    /** Stops what the run started, in order; safe to run twice (finally block and shutdown hook). */
     /** The cores' idle share in each window of traffic, as the p99s are, up to now. */
     private java.util.List<Integer> cpuIdleByWindow() {
         CpuIdle c = cleanup.cpuIdle;
         return c == null ? java.util.List.of() : c.idlePercentByWindow(trafficStart, WARM_UP);
     }
 
+    /** Stops what the run started, in order; safe to run twice (finally block and shutdown hook). */
     private static final class Cleanup {
         volatile CpuIdle cpuIdle;
         volatile ChildCpu childCpu;
@@ -268,8 +268,8 @@ public final class ChaosRun {
             if (traffic != null) {
                 traffic.stop();
             }
-            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(attacks), orNone(fleet), orNone(store),
-                    orNone(scratch))) {
+            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(attacks), orNone(fleet),
+                    orNone(store), orNone(scratch))) {
                 try {
                     c.close();
                 } catch (Exception e) {
