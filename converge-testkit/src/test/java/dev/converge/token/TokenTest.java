@@ -32,6 +32,21 @@ class TokenTest {
     final AtomicReference<Throwable> lastError = new AtomicReference<>();
     final AtomicReference<TokenUse<String>> lastUse = new AtomicReference<>();
 
+    /** An operation named "send" that does {@code use} with the token. */
+    private static TokenOperation<String> send(java.util.function.UnaryOperator<String> use) {
+        return new TokenOperation<>() {
+            @Override
+            public String name() {
+                return "send";
+            }
+
+            @Override
+            public String use(String token) {
+                return use.apply(token);
+            }
+        };
+    }
+
     Converge engine(Harness h, TokenOperation<String> op) {
         Converge[] self = new Converge[1];
         self[0] = h.engine(b -> b.queue("default", 2).handle(SEND, (p, ctx) -> {
@@ -71,20 +86,12 @@ class TokenTest {
     @ValueSource(strings = {"h2", "postgres", "postgres-schema"})
     void aDefinitiveFailureGivesTheTokenBack(String kind) {
         AtomicInteger calls = new AtomicInteger();
-        TokenOperation<String> refusesOnce = new TokenOperation<>() {
-            @Override
-            public String name() {
-                return "send";
+        TokenOperation<String> refusesOnce = send(token -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new LeafRejected("smtp", "550 mailbox unavailable", 550, false);
             }
-
-            @Override
-            public String use(String token) {
-                if (calls.incrementAndGet() == 1) {
-                    throw new LeafRejected("smtp", "550 mailbox unavailable", 550, false);
-                }
-                return "ok";
-            }
-        };
+            return "ok";
+        });
         try (Harness h = new Harness(kind)) {
             Converge engine = engine(h, refusesOnce);
             engine.tokens().add("welcome", "t-2", "site-2");
@@ -117,20 +124,12 @@ class TokenTest {
     void aTokenLeftUsedByAnOwnerThatEndedIsSettledByAskingTheLeaf(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         // "sent": dies right after the send; "lost": dies after marking the use, before anything went out
-        TokenOperation<String> op = new TokenOperation<>() {
-            @Override
-            public String name() {
-                return "send";
+        TokenOperation<String> op = send(token -> {
+            if (token.startsWith("lost")) {
+                throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
             }
-
-            @Override
-            public String use(String token) {
-                if (token.startsWith("lost")) {
-                    throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
-                }
-                return mail.use(token);
-            }
-        };
+            return mail.use(token);
+        });
         try (Harness h = new Harness(kind)) {
             Converge[] self = new Converge[1];
             self[0] = h.engine(b -> b.queue("default", 2).leases(l -> l.duration(Duration.ofMillis(600)).heartbeat(Duration.ofMillis(200))
@@ -212,17 +211,9 @@ class TokenTest {
     void aNoFromTheLeafIsTrustedOnlyOnceAnAbandonedUseCanNoLongerLand(String kind) {
         CountingMailbox mail = new CountingMailbox(true);
         // the sender stalls before its point of no return (a SIGSTOP); its message lands when it wakes
-        TokenOperation<String> stalls = new TokenOperation<>() {
-            @Override
-            public String name() {
-                return "send";
-            }
-
-            @Override
-            public String use(String token) {
-                throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
-            }
-        };
+        TokenOperation<String> stalls = send(token -> {
+            throw new dev.converge.crash.SimulatedCrash(dev.converge.crash.CrashPoint.AFTER_TOKEN_USE);
+        });
         TokenLookup lookup = new TokenLookup() {
             @Override
             public java.util.Optional<Boolean> wasUsed(String token) {
