@@ -123,7 +123,9 @@ public record ChaosReport(
         out.printf("  machine           cores idle in each %s from the start of traffic: %s%n", ms(warmUpMs),
                 cpuIdlePctByWindow.isEmpty() ? "n/a (no /proc/stat)" : cpuIdlePctByWindow.stream()
                         .map(p -> p < 0 ? "n/a" : p + "%").collect(java.util.stream.Collectors.joining(", ")));
-        out.printf("  CPU-seconds       from the start of traffic, by this run's processes (PostgreSQL not counted): %s%n",
+        out.printf("  CPU-seconds       from the start of traffic, by this run's processes%s: %s%n",
+                cpuSecondsByRole.containsKey(DatabaseCpu.ROLE) ? " and its PostgreSQL server"
+                        : " (PostgreSQL not counted: not seen on this machine)",
                 cpuSecondsByRole.isEmpty() ? "n/a" : cpuSecondsByRole.entrySet().stream()
                         .map(e -> String.format(java.util.Locale.ROOT, "%s %.1f%s", e.getKey(), e.getValue(),
                                 processesByRole.containsKey(e.getKey()) ? " (" + processesByRole.get(e.getKey())

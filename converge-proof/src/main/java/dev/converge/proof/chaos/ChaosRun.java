@@ -186,6 +186,7 @@ public final class ChaosRun {
         attacks.start(settings.traffic().plus(DELETE_GRACE), settings.traffic());
         cleanup.cpuIdle = CpuIdle.start();
         cleanup.childCpu = ChildCpu.start();
+        cleanup.databaseCpu = DatabaseCpu.start(cleanup.scratch::backendPid).orElse(null);
         trafficStart = Instant.now();
         traffic.start(quiesceBy);
         traffic.awaitRequests(quiesceBy.minusSeconds(20));
@@ -238,7 +239,7 @@ public final class ChaosRun {
                 ConvergeTimes.percentile(times.all(), 100), WARM_UP.toMillis(), warm.size(),
                 ConvergeTimes.percentile(warm, 50), ConvergeTimes.percentile(warm, 99),
                 times.p99ByWindow(trafficStart, WARM_UP), cpuIdleByWindow(),
-                cleanup.childCpu == null ? Map.of() : cleanup.childCpu.cpuSecondsByRole(),
+                cpuSecondsByRole(),
                 cleanup.childCpu == null ? Map.of() : cleanup.childCpu.processesByRole(), check, runDir.toString());
         timeline.say("checked; stopping every process and dropping " + cleanup.scratch.name());
         return report;
@@ -246,6 +247,18 @@ public final class ChaosRun {
 
     private static Instant min(Instant a, Instant b) {
         return a.isBefore(b) ? a : b;
+    }
+
+    /** The CPU-seconds of the run's processes by role, and its database server's where it can be seen. */
+    private Map<String, Double> cpuSecondsByRole() {
+        Map<String, Double> out = new java.util.TreeMap<>();
+        if (cleanup.childCpu != null) {
+            out.putAll(cleanup.childCpu.cpuSecondsByRole());
+        }
+        if (cleanup.databaseCpu != null) {
+            out.put(DatabaseCpu.ROLE, cleanup.databaseCpu.cpuSeconds());
+        }
+        return out;
     }
 
     /** The cores' idle share in each window of traffic, as the p99s are, up to now. */
@@ -258,6 +271,7 @@ public final class ChaosRun {
     private static final class Cleanup {
         volatile CpuIdle cpuIdle;
         volatile ChildCpu childCpu;
+        volatile DatabaseCpu databaseCpu;
         volatile Attacks attacks;
         volatile ChaosTraffic traffic;
         volatile Fleet fleet;
@@ -268,7 +282,7 @@ public final class ChaosRun {
             if (traffic != null) {
                 traffic.stop();
             }
-            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(attacks), orNone(fleet),
+            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(databaseCpu), orNone(attacks), orNone(fleet),
                     orNone(store), orNone(scratch))) {
                 try {
                     c.close();

@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * the workers, the API server, the leaves, the mail server, and this supervisor with its client.
  * Each child is sampled once a second while it lives, so a process that dies loses up to a second
  * of its last CPU (the figures are floors); one started after the moment counts from its birth, its
- * JVM start included. PostgreSQL's backends are not this process's children and are not counted.
+ * JVM start included. PostgreSQL's backends are not this process's children: {@link DatabaseCpu} counts them.
  */
 final class ChildCpu implements AutoCloseable {
     /** The CPU seen of one process: at the moment (or its birth after it) and at its last sample. */

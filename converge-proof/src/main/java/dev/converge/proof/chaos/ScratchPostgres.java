@@ -83,6 +83,15 @@ final class ScratchPostgres implements AutoCloseable {
         return DriverManager.getConnection(adminUrl, user, null);
     }
 
+    /** The process id of the backend serving a new connection to the server (to find the server's processes). */
+    long backendPid() throws SQLException {
+        try (Connection c = admin(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** Debugging: leave the scratch database (not the per-site ones) behind. */
     void keep() {
         this.keep = true;
