@@ -276,6 +276,10 @@ public final class SiteSteps {
         store.inTransaction(c -> {
             if (sites.move(c, site.id(), SiteState.DELETING, SiteState.NEEDS_ATTENTION, "teardown could not finish",
                     store.clock().sqlNow())) {
+                // the site is not active and never will be again (a person finishes its teardown): as for a deleted one
+                if (sites.activeOfLead(c, site.leadId()) == 0) {
+                    leads.setStatus(c, site.leadId(), LeadStatus.LEAD);
+                }
                 events.record(c, site.tenantId(), site.id(), "site.needs_attention", "teardown could not finish");
             }
             return null;
