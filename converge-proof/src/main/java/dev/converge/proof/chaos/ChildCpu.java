@@ -57,13 +57,26 @@ final class ChildCpu implements AutoCloseable {
             synchronized (seen) {
                 Seen s = seen.get(p.pid());
                 if (s == null) {
-                    List<String> args = p.info().arguments().map(List::of).orElse(List.of());
-                    seen.put(p.pid(), new Seen(role(args), atTheMoment.getOrDefault(p.pid(), 0L), cpu));
+                    String role = role(p.info().arguments().map(List::of).orElse(List.of()));
+                    if (role.equals("other")) {
+                        role = role(commandLine(p.pid())); // the JDK's view of a long command line may be cut short
+                    }
+                    seen.put(p.pid(), new Seen(role, atTheMoment.getOrDefault(p.pid(), 0L), cpu));
                 } else {
                     seen.put(p.pid(), new Seen(s.role(), s.fromNanos(), Math.max(s.lastNanos(), cpu)));
                 }
             }
         });
+    }
+
+    /** A process's whole command line from {@code /proc}, or nothing where there is none. */
+    private static List<String> commandLine(long pid) {
+        try {
+            byte[] raw = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc", Long.toString(pid), "cmdline"));
+            return List.of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).split("\0"));
+        } catch (java.io.IOException | RuntimeException e) {
+            return List.of();
+        }
     }
 
     private static long cpuNanos(ProcessHandle p) {

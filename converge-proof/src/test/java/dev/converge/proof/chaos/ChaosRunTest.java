@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.converge.proof.check.CheckReport;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +76,12 @@ class ChaosRunTest {
         assertThat(report.kills()).as("workers were SIGKILLed").isPositive();
         assertThat(report.faultHits().values().stream().mapToLong(Long::longValue).sum()).as("leaf faults hit").isPositive();
         assertThat(report.exitCode()).isZero();
+        if ((SERVER.contains("//127.0.0.1") || SERVER.contains("//localhost")) && Files.isReadable(Path.of("/proc/self/stat"))) {
+            // the server is on this machine: the report counts its CPU beside the run's own processes'
+            assertThat(report.cpuSecondsByRole()).as("CPU-seconds by role").containsKey(DatabaseCpu.ROLE);
+            assertThat(report.cpuSecondsByRole().get(DatabaseCpu.ROLE)).as("the server's CPU-seconds").isPositive();
+            assertThat(report.cpuSecondsByRole().get("workers")).as("the workers' CPU-seconds").isPositive();
+        }
     }
 
     @Test

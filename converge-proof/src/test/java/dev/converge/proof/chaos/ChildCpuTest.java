@@ -51,4 +51,23 @@ class ChildCpuTest {
             }
         }
     }
+
+    @Test
+    void aChildWithACommandLineLongerThanTheJdkShowsIsStillKnownByItsRole() throws Exception {
+        if (!Files.isReadable(Path.of("/proc/self/cmdline"))) {
+            return; // the report says n/a
+        }
+        // as a test run starts its children: the whole class path on the command line, thousands of characters
+        String classPath = String.join(":", java.util.Collections.nCopies(400, "/a/long/path/to/some/library-1.0.jar"));
+        try (ChildCpu cpu = ChildCpu.start()) {
+            Process worker = new ProcessBuilder("sh", "-c", "sleep 30", "java", "-cp", classPath,
+                    ChaosNode.class.getName(), "worker", "--standby").start();
+            try {
+                Thread.sleep(1_300);
+                assertThat(cpu.processesByRole()).containsEntry("workers", 1);
+            } finally {
+                worker.destroyForcibly();
+            }
+        }
+    }
 }
