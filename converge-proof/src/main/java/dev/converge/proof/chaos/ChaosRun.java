@@ -186,7 +186,7 @@ public final class ChaosRun {
         attacks.start(settings.traffic().plus(DELETE_GRACE), settings.traffic());
         cleanup.cpuIdle = CpuIdle.start();
         cleanup.childCpu = ChildCpu.start();
-        cleanup.databaseCpu = DatabaseCpu.start(cleanup.scratch::backendPid).orElse(null);
+        cleanup.databaseCpu = DatabaseCpu.start(cleanup.scratch::withBackendPid).orElse(null);
         trafficStart = Instant.now();
         traffic.start(quiesceBy);
         traffic.awaitRequests(quiesceBy.minusSeconds(20));
@@ -282,7 +282,8 @@ public final class ChaosRun {
             if (traffic != null) {
                 traffic.stop();
             }
-            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(databaseCpu), orNone(attacks), orNone(fleet),
+            for (AutoCloseable c : List.<AutoCloseable>of(orNone(cpuIdle), orNone(childCpu), orNone(databaseCpu),
+                    orNone(attacks), orNone(fleet),
                     orNone(store), orNone(scratch))) {
                 try {
                     c.close();

@@ -56,17 +56,22 @@ final class ChildCpu implements AutoCloseable {
             }
             synchronized (seen) {
                 Seen s = seen.get(p.pid());
+                // a child first seen between its fork and its exec still shows the launcher's command line: as
+                // long as its role is unknown, it is asked again
+                String role = s != null && !s.role().equals("other") ? s.role() : role(p);
                 if (s == null) {
-                    String role = role(p.info().arguments().map(List::of).orElse(List.of()));
-                    if (role.equals("other")) {
-                        role = role(commandLine(p.pid())); // the JDK's view of a long command line may be cut short
-                    }
                     seen.put(p.pid(), new Seen(role, atTheMoment.getOrDefault(p.pid(), 0L), cpu));
                 } else {
-                    seen.put(p.pid(), new Seen(s.role(), s.fromNanos(), Math.max(s.lastNanos(), cpu)));
+                    seen.put(p.pid(), new Seen(role, s.fromNanos(), Math.max(s.lastNanos(), cpu)));
                 }
             }
         });
+    }
+
+    private static String role(ProcessHandle p) {
+        String role = role(p.info().arguments().map(List::of).orElse(List.of()));
+        // the JDK's view of a long command line may be cut short
+        return role.equals("other") ? role(commandLine(p.pid())) : role;
     }
 
     /** A process's whole command line from {@code /proc}, or nothing where there is none. */

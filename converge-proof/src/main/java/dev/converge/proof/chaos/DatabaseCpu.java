@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
@@ -28,11 +27,18 @@ final class DatabaseCpu implements AutoCloseable {
     static final String ROLE = "PostgreSQL";
     private static final Path PROC = Path.of("/proc");
 
+    /** A way to reach one backend of the server, alive while {@code whileOpen} reads its process. */
+    @FunctionalInterface
+    interface Backend {
+        /** Opens a connection, gives its backend's pid to {@code whileOpen}, closes it; returns what it read. */
+        Optional<long[]> withPid(java.util.function.LongFunction<Optional<long[]>> whileOpen) throws Exception;
+    }
+
     /** One postmaster: its pid and start time (pids are reused), its total at the moment or its birth. */
     private record Postmaster(long pid, long startTicks, long fromTicks) {
     }
 
-    private final Callable<Long> backendPid;
+    private final Backend backend;
     private final Path proc;
     private final Thread sampler;
     private Postmaster current;
@@ -40,8 +46,8 @@ final class DatabaseCpu implements AutoCloseable {
     /** The CPU of postmasters that have stopped since the moment, up to their last sample. */
     private long banked;
 
-    private DatabaseCpu(Callable<Long> backendPid, Path proc) {
-        this.backendPid = backendPid;
+    private DatabaseCpu(Backend backend, Path proc) {
+        this.backend = backend;
         this.proc = proc;
         this.sampler = new Thread(() -> {
             try {
@@ -57,16 +63,15 @@ final class DatabaseCpu implements AutoCloseable {
     }
 
     /**
-     * Starts counting now, if the server behind {@code backendPid} (the pid of a backend serving a new
-     * connection) can be seen from here; empty otherwise.
+     * Starts counting now, if the server behind {@code backend} can be seen from here; empty otherwise.
      */
-    static Optional<DatabaseCpu> start(Callable<Long> backendPid) {
-        return start(backendPid, PROC);
+    static Optional<DatabaseCpu> start(Backend backend) {
+        return start(backend, PROC);
     }
 
-    /** As {@link #start(Callable)}, reading the process table at {@code proc}. */
-    static Optional<DatabaseCpu> start(Callable<Long> backendPid, Path proc) {
-        DatabaseCpu c = new DatabaseCpu(backendPid, proc);
+    /** As {@link #start(Backend)}, reading the process table at {@code proc}. */
+    static Optional<DatabaseCpu> start(Backend backend, Path proc) {
+        DatabaseCpu c = new DatabaseCpu(backend, proc);
         Postmaster p = c.find(true);
         if (p == null) {
             return Optional.empty();
@@ -106,13 +111,13 @@ final class DatabaseCpu implements AutoCloseable {
 
     /** The postmaster behind a new backend, with its total now ({@code atTheMoment}) or zero (born since). */
     private Postmaster find(boolean atTheMoment) {
-        long backend;
+        Optional<long[]> b;
         try {
-            backend = backendPid.call();
+            // read while its connection is open: a backend exits the moment its connection closes
+            b = backend.withPid(this::stat);
         } catch (Exception e) {
             return null; // not answering (restarting): try again at the next sample
         }
-        Optional<long[]> b = stat(backend);
         if (b.isEmpty()) {
             return null; // not on this machine, or not in this process namespace
         }

@@ -83,12 +83,12 @@ final class ScratchPostgres implements AutoCloseable {
         return DriverManager.getConnection(adminUrl, user, null);
     }
 
-    /** The process id of the backend serving a new connection to the server (to find the server's processes). */
-    long backendPid() throws SQLException {
+    /** Gives the process id of the backend serving a new connection to {@code whileOpen}, before it closes. */
+    <T> T withBackendPid(java.util.function.LongFunction<T> whileOpen) throws SQLException {
         try (Connection c = admin(); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
-            return rs.getLong(1);
+            return whileOpen.apply(rs.getLong(1));
         }
     }
 

@@ -60,10 +60,12 @@ class ChildCpuTest {
         // as a test run starts its children: the whole class path on the command line, thousands of characters
         String classPath = String.join(":", java.util.Collections.nCopies(400, "/a/long/path/to/some/library-1.0.jar"));
         try (ChildCpu cpu = ChildCpu.start()) {
-            Process worker = new ProcessBuilder("sh", "-c", "sleep 30", "java", "-cp", classPath,
+            // two commands: the shell stays (one command alone it would replace by sleep, command line and all)
+            Process worker = new ProcessBuilder("sh", "-c", "sleep 30; exit 0", "java", "-cp", classPath,
                     ChaosNode.class.getName(), "worker", "--standby").start();
             try {
-                Thread.sleep(1_300);
+                Thread.sleep(300);
+                cpu.cpuSecondsByRole(); // samples now
                 assertThat(cpu.processesByRole()).containsEntry("workers", 1);
             } finally {
                 worker.destroyForcibly();

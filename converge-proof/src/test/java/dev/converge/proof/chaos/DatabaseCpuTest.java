@@ -37,7 +37,7 @@ class DatabaseCpuTest {
         AtomicLong backend = new AtomicLong(101);
         process(proc, 100, 1, "postgres", 50, 0, 7);   // postmaster: 0.5 s of its own
         process(proc, 101, 100, "postgres", 200, 0, 8); // a backend: 2 s
-        DatabaseCpu cpu = DatabaseCpu.start(backend::get, proc).orElseThrow();
+        DatabaseCpu cpu = DatabaseCpu.start(read -> read.apply(backend.get()), proc).orElseThrow();
         try {
             assertThat(cpu.cpuSeconds()).isEqualTo(0.0);
 
@@ -67,14 +67,31 @@ class DatabaseCpuTest {
         }
     }
 
+    /** A backend exits as soon as its connection closes: the server is found while the connection is open. */
+    @Test
+    void theServerIsFoundWhileTheBackendStillLives(@TempDir Path proc) throws Exception {
+        process(proc, 100, 1, "postgres", 50, 0, 7);
+        DatabaseCpu cpu = DatabaseCpu.start(read -> {
+            process(proc, 101, 100, "postgres", 3, 0, 8); // the connection's backend, for as long as it is open
+            try {
+                return read.apply(101L);
+            } finally {
+                Files.delete(proc.resolve("101/stat"));
+                Files.delete(proc.resolve("101/comm"));
+                Files.delete(proc.resolve("101"));
+            }
+        }, proc).orElseThrow();
+        cpu.close();
+    }
+
     @Test
     void aServerNotOnThisMachineGivesNoFigure(@TempDir Path proc) throws Exception {
         process(proc, 100, 1, "java", 5, 0, 7);
         process(proc, 101, 100, "java", 5, 0, 8);
 
-        assertThat(DatabaseCpu.start(() -> 101L, proc)).isEmpty(); // its parent is not a postmaster
-        assertThat(DatabaseCpu.start(() -> 999L, proc)).isEmpty(); // not in this process table
-        assertThat(DatabaseCpu.start(() -> {
+        assertThat(DatabaseCpu.start(read -> read.apply(101L), proc)).isEmpty(); // its parent is not a postmaster
+        assertThat(DatabaseCpu.start(read -> read.apply(999L), proc)).isEmpty(); // not in this process table
+        assertThat(DatabaseCpu.start(read -> {
             throw new java.sql.SQLException("refused");
         }, proc)).isEmpty();
     }
@@ -92,7 +109,7 @@ class DatabaseCpuTest {
             }
             Assumptions.abort("PostgreSQL is unreachable at " + SERVER);
         }
-        DatabaseCpu cpu = DatabaseCpu.start(DatabaseCpuTest::newBackendPid).orElse(null);
+        DatabaseCpu cpu = DatabaseCpu.start(DatabaseCpuTest::withNewBackend).orElse(null);
         Assumptions.assumeTrue(cpu != null, "PostgreSQL does not run on this machine: no figure");
         try {
             double before = cpu.cpuSeconds();
@@ -128,11 +145,12 @@ class DatabaseCpuTest {
         }
     }
 
-    private static long newBackendPid() throws Exception {
+    private static java.util.Optional<long[]> withNewBackend(java.util.function.LongFunction<java.util.Optional<long[]>> read)
+            throws Exception {
         try (Connection c = DriverManager.getConnection(SERVER, USER, null); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
-            return rs.getLong(1);
+            return read.apply(rs.getLong(1));
         }
     }
 
