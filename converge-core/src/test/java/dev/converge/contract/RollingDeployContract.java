@@ -138,6 +138,25 @@ public interface RollingDeployContract extends HasFixture {
         assertThat(fixture().awaitState(waiting, JobState.SUCCEEDED).attempt()).isEqualTo(1);
     }
 
+    @Test
+    default void theGraceCountsFromTheEnqueueForAJobDueSinceEarlier() throws Exception {
+        Converge producer = fixture().producer(b -> b.declare(ContractJobs.STEP).declare(NEXT));
+        fixture().engineOn(fixture().openAnotherStore(), b -> b.nodeId("previous")
+                .queues(q -> q.poll(Duration.ofMillis(20)).unhandledGrace(Duration.ofSeconds(20)))
+                .handle(ContractJobs.STEP, (s, ctx) -> { }).queue("default", 1));
+        // due since an hour ago (as a continuation of work begun then is), enqueued now, in the middle of a rollout
+        long waiting = producer.enqueue(Job.of(NEXT, new Step(1)).runAt(fixture().clock().sqlNow().minus(Duration.ofHours(1))))
+                .jobId();
+        long later = producer.enqueue(ContractJobs.STEP, new Step(2)).jobId();
+        fixture().awaitState(later, JobState.SUCCEEDED);
+        Thread.sleep(1_500); // two rounds of the node's look at its queue (every six rescue intervals, 100 ms here)
+        assertThat(fixture().job(waiting).state()).as("failed before its grace from the enqueue had passed")
+                .isEqualTo(JobState.AVAILABLE);
+
+        fixture().clock().advance(Duration.ofSeconds(25));
+        assertThat(fixture().awaitState(waiting, JobState.FAILED).attempt()).isEqualTo(1);
+    }
+
     /** The payload of {@link #EVOLVING} as this node knows it: a newer version added a field, an older one had {@code note}. */
     record Evolving(int n, String note, List<String> tags) {
     }

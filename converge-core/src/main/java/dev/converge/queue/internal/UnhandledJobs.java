@@ -54,7 +54,10 @@ public final class UnhandledJobs implements AutoCloseable {
         this.fleet = fleet;
         this.dialect = Dialects.forUrl(rt.store().config().url(), rt.store().config().schema());
         this.overdue = sql(dialect, "SELECT id FROM cv_job WHERE state = 'available' AND queue = :queue "
-                + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
+                // the grace counts from when the job was enqueued too: a continuation is due since its work
+                // began (NewJob.dueSince), which may be longer ago than the grace
+                + "AND kind = :kind AND run_at <= {now+:minus_grace_ms} AND created_at <= {now+:minus_grace_ms} "
+                + "ORDER BY run_at, id LIMIT " + FAIL_PER_ROUND);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Shared.daemon(r, "converge-unhandled"));
     }
 
