@@ -31,6 +31,9 @@ class ContinuationPriorityTest {
     SyncHarness harness() {
         // one handler and a fixed prefetch of one: the order of the queue is, but for what is fetched, the order of the work
         return SyncHarness.h2(b -> b.queue("default", 1).queues(q -> q.prefetch(1))
+                .handle(FAILING, (s, ctx) -> {
+                    throw new IllegalStateException("fails for good");
+                })
                 .handle(STEP, (s, ctx) -> {
                     if (s.flow().equals("f0") && s.name().equals("a")) {
                         firstStepHeld.countDown();
@@ -56,6 +59,29 @@ class ContinuationPriorityTest {
                 .then(Batch.named("then").add(Job.of(STEP, new Step(name, "b"))).add(Job.of(STEP, new Step(name, "c"))));
     }
 
+    static Flow oneStepThenReport(String name) {
+        return Flow.of("priority", name).then(Job.of(STEP, new Step(name, "a")))
+                .onSuccess(Job.of(STEP, new Step(name, "succeeded")));
+    }
+
+    static Flow failingStepThenReport(String name) {
+        return Flow.of("priority", name).then(Job.of(STEP, new Step(name, "a")))
+                .then(Job.of(FAILING, new Step(name, "fails"))).onFailure(Job.of(STEP, new Step(name, "failed")));
+    }
+
+    static final JobType<Step> FAILING = JobType.of("priority.failing", Step.class)
+            .withRetry(dev.converge.queue.RetryPolicy.attempts(1));
+
+    @Test
+    void aFlowsSuccessReportRunsBeforeTheFirstStepsOfNewerFlows() throws InterruptedException {
+        runBehindABacklog(ContinuationPriorityTest::oneStepThenReport, "f0:succeeded");
+    }
+
+    @Test
+    void aFlowsFailureReportRunsBeforeTheFirstStepsOfNewerFlows() throws InterruptedException {
+        runBehindABacklog(ContinuationPriorityTest::failingStepThenReport, LATER_FLOWS * 2 + 2, "f0:failed");
+    }
+
     @Test
     void aFlowsNextStepRunsBeforeTheFirstStepsOfNewerFlows() throws InterruptedException {
         runBehindABacklog(ContinuationPriorityTest::twoSteps, "f0:b");
@@ -68,6 +94,11 @@ class ContinuationPriorityTest {
 
     private void runBehindABacklog(java.util.function.Function<String, Flow> shape, String... continuation)
             throws InterruptedException {
+        runBehindABacklog(shape, LATER_FLOWS * (1 + continuation.length) + 1 + continuation.length, continuation);
+    }
+
+    private void runBehindABacklog(java.util.function.Function<String, Flow> shape, int expectedRuns,
+            String... continuation) throws InterruptedException {
         try (SyncHarness h = harness()) {
             h.engine().flows().start(shape.apply("f0"));
             assertThat(firstStepHeld.await(20, TimeUnit.SECONDS)).isTrue();
@@ -78,7 +109,8 @@ class ContinuationPriorityTest {
             releaseFirstStep.countDown();
             h.runDue();
             h.runDue(); // and the continuations the last round enqueued
-            assertThat(ran).contains(continuation).hasSize(LATER_FLOWS * (1 + continuation.length) + 1 + continuation.length);
+            h.runDue(); // and the reports of flows the last round finished
+            assertThat(ran).contains(continuation).hasSize(expectedRuns);
             // the jobs the node had already fetched while the first step ran come first; the rest wait behind the
             // continuation (in plain order of arrival it comes after all twenty)
             for (String c : continuation) {

@@ -82,7 +82,9 @@ public final class FlowTracker {
             FlowRow row = store.get(tx.connection(), flowId).orElseThrow();
             events.flowMoved(row.view().kind(), FlowState.SUCCEEDED.sql());
             if (row.onSuccess() != null) {
-                tx.enqueue(row.onSuccess().toNewJob().withUniqueKey("flow:" + flowId + ":succeeded"));
+                // the report is the flow's last step: due since the flow began, as its other steps are
+                tx.enqueue(row.onSuccess().toNewJob().withUniqueKey("flow:" + flowId + ":succeeded")
+                        .dueSince(row.view().createdAt()));
             }
         }
     }
@@ -120,7 +122,8 @@ public final class FlowTracker {
             batches.cancel(tx, batchId, why);
         }
         store.cancelLooseJobs(tx.connection(), flowId, why, tx.now());
-        tx.enqueue(compensatingJob(flowId, 0));
+        // undoing a failed flow is the rest of it: due since it began, as its steps were
+        tx.enqueue(compensatingJob(flowId, 0).dueSince(row.view().createdAt()));
         return true;
     }
 
@@ -278,7 +281,8 @@ public final class FlowTracker {
         }
         events.flowMoved(row.view().kind(), end.sql());
         if (row.onFailure() != null) {
-            tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed" + round(tx, flowId)));
+            tx.enqueue(row.onFailure().toNewJob().withUniqueKey("flow:" + flowId + ":failed" + round(tx, flowId))
+                    .dueSince(row.view().createdAt()));
         }
         return true;
     }
