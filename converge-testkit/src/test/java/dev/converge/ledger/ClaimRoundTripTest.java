@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.converge.Converge;
 import dev.converge.flow.Flow;
 import dev.converge.flow.FlowState;
+import dev.converge.fixture.RoundTrips;
 import dev.converge.flow.Harness;
 import dev.converge.queue.Job;
 import dev.converge.queue.JobState;
@@ -13,16 +14,9 @@ import dev.converge.queue.JobType;
 import dev.converge.queue.RetryPolicy;
 import dev.converge.store.Store;
 import dev.converge.testkit.leaf.CountingLeaf;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -46,7 +40,7 @@ class ClaimRoundTripTest {
         "h2, 'the claim (insert, flow lock, compensation, commit), the cancellation probe, the confirm', 6, 2"})
     void aFreshGuardedStepCostsTheFewestRoundTrips(String kind, String what, int inFlow, int outside) {
         try (Harness h = new Harness(kind)) {
-            Store counted = Store.of(counting(h.store().dataSource()), h.store().clock());
+            Store counted = Store.of(RoundTrips.counting(h.store().dataSource()), h.store().clock());
             Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
             Converge[] self = new Converge[1];
             self[0] = h.engine(counted, b -> b.queue("default", 2).resource(repos)
@@ -86,7 +80,7 @@ class ClaimRoundTripTest {
     @CsvSource({"postgres, 1", "h2, 3"})
     void aStepWhoseKeyIsConfirmedAlreadyReadsItWithTheClaim(String kind, int again) {
         try (Harness h = new Harness(kind)) {
-            Store counted = Store.of(counting(h.store().dataSource()), h.store().clock());
+            Store counted = Store.of(RoundTrips.counting(h.store().dataSource()), h.store().clock());
             Map<String, List<String>> sent = new java.util.concurrent.ConcurrentHashMap<>();
             Converge engine = h.engine(counted, b -> b.queue("default", 2).resource(repos)
                     .handle(AGAIN, (p, ctx) -> sent.put(p.label(), ensureRecorded(ctx, p.key()))));
@@ -107,82 +101,6 @@ class ClaimRoundTripTest {
      * the flow's subject (read once per flow) is not counted.
      */
     private List<String> ensureRecorded(dev.converge.handler.JobContext ctx, String key) {
-        List<String> mine = new ArrayList<>();
-        RECORDING.set(mine);
-        try {
-            ctx.ledger().ensure(repos, key, "subject-" + key, Map.of());
-        } finally {
-            RECORDING.remove();
-        }
-        return mine;
-    }
-
-    /** The statements and commits of the thread that is recording, in order. */
-    static final ThreadLocal<List<String>> RECORDING = new ThreadLocal<>();
-
-    static void record(String what) {
-        List<String> to = RECORDING.get();
-        if (to != null) {
-            to.add(what);
-        }
-    }
-
-    /** The pool, except that its connections' statements and commits are recorded for the thread that asks. */
-    static DataSource counting(DataSource pool) {
-        return proxy(DataSource.class, pool, (target, method, args) -> {
-            Object r = method.invoke(target, args);
-            return method.getName().equals("getConnection") ? connection((Connection) r) : r;
-        });
-    }
-
-    private static Connection connection(Connection c) {
-        return proxy(Connection.class, c, (target, method, args) -> {
-            switch (method.getName()) {
-                case "commit", "rollback" -> record(method.getName().toUpperCase());
-                default -> {
-                }
-            }
-            Object r = method.invoke(target, args);
-            if (r instanceof Statement st && method.getName().startsWith("prepare")) {
-                String sql = (String) args[0];
-                return statement(st, sql);
-            }
-            if (r instanceof Statement st) {
-                return statement(st, null);
-            }
-            return r;
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <S extends Statement> S statement(S st, String prepared) {
-        Class<?> type = st instanceof java.sql.CallableStatement ? java.sql.CallableStatement.class
-                : st instanceof java.sql.PreparedStatement ? java.sql.PreparedStatement.class : Statement.class;
-        return (S) proxy(type, st, (target, method, args) -> {
-            if (method.getName().startsWith("execute")) {
-                String sql = args != null && args.length > 0 && args[0] instanceof String s ? s : prepared;
-                record(sql == null ? method.getName() : sql.length() > 60 ? sql.substring(0, 60) + "..." : sql);
-            }
-            return method.invoke(target, args);
-        });
-    }
-
-    private interface Handler {
-        Object handle(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<?> type, Object target, Handler h) {
-        InvocationHandler ih = (p, method, args) -> {
-            if (method.getName().equals("unwrap") || method.getName().equals("isWrapperFor")) {
-                return method.invoke(target, args);
-            }
-            try {
-                return h.handle(target, method, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        };
-        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, ih);
+        return RoundTrips.sentBy(() -> ctx.ledger().ensure(repos, key, "subject-" + key, Map.of()));
     }
 }

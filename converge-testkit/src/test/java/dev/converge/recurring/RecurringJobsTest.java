@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.converge.Converge;
+import dev.converge.fixture.RoundTrips;
 import dev.converge.flow.Harness;
 import dev.converge.queue.JobType;
 import dev.converge.store.Store;
@@ -72,6 +73,40 @@ class RecurringJobsTest {
             assertThat(view.nextSlot()).isEqualTo(Instant.parse("2026-03-01T00:07:00Z"));
             assertThat(view.schedule()).isEqualTo("every PT1M");
             assertThat(engine.job(view.lastJobId()).orElseThrow().payload()).contains("2026-03-01T00:06:00Z");
+        }
+    }
+
+    /**
+     * The leader's round runs every second by default over every recurring job, and most rounds fall in a
+     * slot already decided: such a round sends nothing to the database (it locked each job's row in a
+     * transaction of its own before). A slot that another node decided is read once, then known.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgres"})
+    void aRoundInASlotAlreadyDecidedSendsNothing(String kind) {
+        SettableClock clock = new SettableClock(T0);
+        try (Harness h = new Harness(kind, clock)) {
+            Store counted = Store.of(RoundTrips.counting(h.store().dataSource()), clock);
+            RecurringJob<?> job = RecurringJob.of(REPORT, Schedule.every(Duration.ofMinutes(1)));
+            Converge engine = engine(h, counted, job);
+            Converge other = engine(h, h.store(), job);
+            assertThat(RoundTrips.sentBy(engine.recurring()::tick)).as("the first round writes the job's row").isNotEmpty();
+            assertThat(RoundTrips.sentBy(engine.recurring()::tick)).as("a second round in the same slot").isEmpty();
+
+            clock.advance(Duration.ofMinutes(1)); // 00:01:30
+            RoundTrips.Recorded<Integer> due = RoundTrips.during(engine.recurring()::tick);
+            assertThat(due.value()).as("a new slot is run").isEqualTo(1);
+            assertThat(due.sent()).isNotEmpty();
+            assertThat(RoundTrips.sentBy(engine.recurring()::tick)).as("and then known").isEmpty();
+
+            clock.advance(Duration.ofMinutes(1)); // 00:02:30
+            assertThat(other.recurring().tick()).as("another node runs the next slot").isEqualTo(1);
+            RoundTrips.Recorded<Integer> decided = RoundTrips.during(engine.recurring()::tick);
+            assertThat(decided.value()).as("found decided").isZero();
+            assertThat(decided.sent()).as("read once").isNotEmpty();
+            assertThat(RoundTrips.sentBy(engine.recurring()::tick)).as("then known").isEmpty();
+            assertThat(runsBySlot(h.store(), "rec.report")).containsOnlyKeys("2026-03-01T00:01:00Z",
+                    "2026-03-01T00:02:00Z");
         }
     }
 

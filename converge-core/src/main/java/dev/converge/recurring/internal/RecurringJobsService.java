@@ -34,6 +34,13 @@ public final class RecurringJobsService implements RecurringJobs {
     private final RecurringStore table;
     private final List<RecurringJob<?>> jobs;
     private final Enqueuer enqueuer;
+    /**
+     * The latest slot of each job this node knows to be decided (run, skipped or passed paused), by itself or
+     * by another node. A slot's decision is never undone and slots only move forward, so a round in a slot at
+     * or before it has nothing to decide and sends nothing: the leader's round, every second by default,
+     * otherwise locked every job's row in a transaction of its own to find that out.
+     */
+    private final Map<String, Instant> decided = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RecurringJobsService(Store store, List<RecurringJob<?>> jobs, Enqueuer enqueuer) {
         this.store = store;
@@ -66,8 +73,12 @@ public final class RecurringJobsService implements RecurringJobs {
         if (slot == null) {
             return false;
         }
+        Instant known = decided.get(job.name());
+        if (known != null && !slot.isAfter(known)) {
+            return false;
+        }
         Instant sqlNow = store.clock().sqlNow();
-        return store.inTransaction(c -> {
+        boolean enqueued = store.inTransaction(c -> {
             RecurringStore.Row row = table.lock(c, job.name());
             if (row == null) {
                 // first round ever: the slot that already passed is not run; the next one is
@@ -98,6 +109,10 @@ public final class RecurringJobsService implements RecurringJobs {
             }
             return !r.duplicate();
         });
+        // committed: this slot is decided, whichever node decided it (a row ahead of this node's clock is
+        // learnt at its next slot)
+        decided.merge(job.name(), slot, (a, b) -> a.isAfter(b) ? a : b);
+        return enqueued;
     }
 
     private static <T> EnqueueResult enqueue(Connection c, RecurringJob<T> job, Instant slot, Enqueuer enqueuer)
