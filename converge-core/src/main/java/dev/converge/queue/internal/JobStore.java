@@ -56,6 +56,9 @@ public final class JobStore {
     private final Sql expired;
     /** PostgreSQL: running jobs of nodes whose presence ended; null elsewhere. */
     private final Sql orphaned;
+    private final Sql anyExpired;
+    private final Sql anyOrphaned;
+    private final Sql anyEither;
     private final dev.converge.store.internal.SchemaProbe presenceColumns;
     private final Sql get;
     private final Sql byUniqueKey;
@@ -91,23 +94,29 @@ public final class JobStore {
         this.fenced = new FencedWrites(dialect);
         this.leaseValid = sql(dialect, "SELECT 1 FROM cv_job WHERE id = :id AND epoch = :epoch AND state = 'running' "
                 + "AND lease_expires_at > {now}");
-        this.expired = sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " FROM cv_job "
-                + "WHERE state = 'running' AND lease_expires_at < {now} ORDER BY lease_expires_at LIMIT :limit "
-                + "FOR UPDATE SKIP LOCKED");
+        String expiredRows = "FROM cv_job WHERE state = 'running' AND lease_expires_at < {now}";
+        this.expired = sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS) + " " + expiredRows
+                + " ORDER BY lease_expires_at LIMIT :limit FOR UPDATE SKIP LOCKED");
         // a node is gone when the session advisory lock it recorded is no longer held, and it was
         // recorded since the server last started (a restart drops every lock: those records prove
         // nothing). A crash restart (a server process died, every session with it) keeps the
         // postmaster's start time but starts a new checkpointer; a role that may see it (superuser,
         // pg_read_all_stats) recognises that too, another sees no row and only the postmaster's time.
-        this.orphaned = dialect.supportsListen() ? sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS)
-                + " FROM cv_job WHERE state = 'running' AND lease_expires_at >= {now} AND lease_owner IN ("
+        String orphanedRows = "FROM cv_job WHERE state = 'running' AND lease_expires_at >= {now} AND lease_owner IN ("
                 + "SELECT n.node_id FROM cv_node n WHERE n.node_id <> :node AND n.present_since >= ("
                 + "SELECT GREATEST(pg_postmaster_start_time(), MAX(a.backend_start)) FROM pg_stat_activity a "
                 + "WHERE a.backend_type = 'checkpointer') "
                 + "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted "
                 + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                + "AND ((CAST(l.classid AS BIGINT) << 32) | CAST(l.objid AS BIGINT)) = n.presence_key)) "
-                + "ORDER BY lease_expires_at LIMIT :limit FOR UPDATE SKIP LOCKED") : null;
+                + "AND ((CAST(l.classid AS BIGINT) << 32) | CAST(l.objid AS BIGINT)) = n.presence_key))";
+        this.orphaned = dialect.supportsListen() ? sql(dialect, "SELECT " + String.join(", ", LeaseStatement.LEASED_COLUMNS)
+                + " " + orphanedRows + " ORDER BY lease_expires_at LIMIT :limit FOR UPDATE SKIP LOCKED") : null;
+        // the same rows asked about in autocommit, locking nothing: most passes find none, and then open no transaction
+        this.anyExpired = sql(dialect, "SELECT CASE WHEN EXISTS (SELECT 1 " + expiredRows + ") THEN 1 ELSE 0 END AS due");
+        this.anyOrphaned = orphaned == null ? null
+                : sql(dialect, "SELECT CASE WHEN EXISTS (SELECT 1 " + orphanedRows + ") THEN 1 ELSE 0 END AS due");
+        this.anyEither = orphaned == null ? null : sql(dialect, "SELECT CASE WHEN EXISTS (SELECT 1 " + expiredRows
+                + ") OR EXISTS (SELECT 1 " + orphanedRows + ") THEN 1 ELSE 0 END AS due");
         this.presenceColumns = dev.converge.store.internal.SchemaProbe.column(dialect, "cv_node", "presence_key");
         this.get = sql(dialect, "SELECT " + COLUMNS + " FROM cv_job WHERE id = :id");
         this.insertAttempt = sql(dialect, "INSERT INTO cv_job_attempt (job_id, attempt, node_id, started_at, "
@@ -331,6 +340,22 @@ public final class JobStore {
     /** Running jobs whose lease has expired, locked for the caller's transaction (others skip them). */
     public List<LeasedJob> expiredLeases(Connection c, int limit, Instant now) throws SQLException {
         return expired.query(c, Params.of().now(now).integer("limit", limit), JobStore::leased);
+    }
+
+    /**
+     * Whether a pass would find anything to take back: a lease expired (when {@code expiredToo}) or one of
+     * {@link #orphanedLeases}. Read without locking, outside a transaction: a pass that finds nothing costs
+     * one statement instead of a transaction of four. A row it sees may be taken by another node before this
+     * one locks it; the pass that follows then finds nothing, as it would have.
+     */
+    public boolean anyToTakeBack(Connection c, String node, boolean expiredToo, Instant now) throws SQLException {
+        boolean gone = orphaned != null && presenceColumns.present(c);
+        Sql probe = expiredToo ? (gone ? anyEither : anyExpired) : (gone ? anyOrphaned : null);
+        if (probe == null) {
+            return false;
+        }
+        Integer due = probe.queryOne(c, Params.of().now(now).text("node", node), rs -> rs.getInt("due"));
+        return due != null && due == 1;
     }
 
     /** Whether this database can tell a node that is gone from one that is slow ({@link #orphanedLeases}). */

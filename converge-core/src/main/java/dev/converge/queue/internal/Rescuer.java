@@ -89,6 +89,9 @@ final class Rescuer implements AutoCloseable {
 
     /** One pass over the expired leases (when {@code expiredToo}) and those of gone nodes, in one transaction. */
     private int rescueTogether(boolean expiredToo) {
+        if (!node.store.withConnection(c -> node.jobs.anyToTakeBack(c, node.nodeId, expiredToo, node.store.clock().sqlNow()))) {
+            return 0;
+        }
         List<String> wake = new ArrayList<>();
         int n = node.inRowWritingTransaction(c -> {
             FinishContext tx = node.finishContext(c);
