@@ -23,6 +23,8 @@ public final class ClaimStore {
     private final Sql release;
     private final Sql extend;
     private final Sql get;
+    /** PostgreSQL: the takeover and the first insert as one statement; null where two are sent. */
+    private final Sql takeOrAdd;
 
     public ClaimStore(Dialect dialect) {
         // a released claim keeps its row, so the next owner's fence is one higher: it never goes back
@@ -37,6 +39,17 @@ public final class ClaimStore {
                 + "AND owner = :owner AND fence = :fence AND expires_at > {now} AND released_at IS NULL");
         this.get = sql(dialect, "SELECT claim_key, owner, fence, expires_at FROM cv_claim WHERE claim_key = :key "
                 + "AND released_at IS NULL");
+        // a node waiting for a leadership asks every round, and nearly always finds the key held: one statement
+        // that writes nothing then, where the two above were two round trips. Both parts read one snapshot:
+        // a row in it is taken over only if expired or released (re-checked under its lock), a key without a
+        // row is inserted (a concurrent insert of the same key wins and this one does nothing)
+        this.takeOrAdd = dialect.writesThroughWith() ? sql(dialect, "WITH taken AS (UPDATE cv_claim SET owner = :owner, "
+                + "fence = fence + 1, acquired_at = {now}, expires_at = {now+:ttl_ms}, released_at = NULL "
+                + "WHERE claim_key = :key AND (expires_at <= {now} OR released_at IS NOT NULL) RETURNING fence, expires_at), "
+                + "added AS (INSERT INTO cv_claim (claim_key, owner, fence, acquired_at, expires_at) "
+                + "SELECT :key, :owner, 1, {now}, {now+:ttl_ms} WHERE NOT EXISTS (SELECT 1 FROM cv_claim WHERE claim_key = :key)"
+                + dialect.onConflictDoNothing() + " RETURNING fence, expires_at) "
+                + "SELECT fence, expires_at FROM taken UNION ALL SELECT fence, expires_at FROM added") : null;
     }
 
     /**
@@ -47,6 +60,10 @@ public final class ClaimStore {
      */
     public Optional<Claim> add(Connection c, String key, String owner, long ttlMs, Instant now) throws SQLException {
         Params p = Params.of().now(now).text("key", key).text("owner", owner).bigint("ttl_ms", ttlMs);
+        if (takeOrAdd != null) {
+            return Optional.ofNullable(takeOrAdd.queryOne(c, p,
+                    rs -> new Claim(key, owner, rs.getLong("fence"), Sql.instant(rs, "expires_at"))));
+        }
         try (PreparedStatement ps = takeExpired.prepareReturning(c, p, "fence", "expires_at")) {
             if (ps.executeUpdate() == 1) {
                 try (ResultSet rs = ps.getGeneratedKeys()) {
