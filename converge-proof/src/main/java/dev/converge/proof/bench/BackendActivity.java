@@ -1,5 +1,6 @@
 package dev.converge.proof.bench;
 
+import dev.converge.proof.chaos.DatabaseCpu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,9 +114,8 @@ final class BackendActivity {
     /** utime + stime of a process in clock ticks (100 a second), or -1 when it cannot be read. */
     private static long cpuTicks(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return DatabaseCpu.parseStat(Files.readString(Path.of("/proc", Long.toString(pid), "stat")))
+                    .map(f -> f[1]).orElse(-1L);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

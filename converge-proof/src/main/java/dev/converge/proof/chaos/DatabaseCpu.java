@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * sample and the stop is lost: a floor, as for the run's own children). Elsewhere (another host, a
  * container, no {@code /proc}) there is no figure.
  */
-final class DatabaseCpu implements AutoCloseable {
+public final class DatabaseCpu implements AutoCloseable {
     /** Clock ticks per second in {@code /proc}: the kernel's USER_HZ, 100 on every architecture Linux runs PostgreSQL on. */
     static final int TICKS_PER_SECOND = 100;
     /** Its name among the roles of the run's report. */
@@ -172,8 +172,12 @@ final class DatabaseCpu implements AutoCloseable {
         }
     }
 
-    /** Parses one {@code /proc/<pid>/stat} line (proc(5)); the command name may hold spaces and parentheses. */
-    static Optional<long[]> parseStat(String line) {
+    /**
+     * Parses one {@code /proc/<pid>/stat} line (proc(5)); the command name may hold spaces and parentheses.
+     * The fields, in clock ticks where they are times: parent pid, own CPU (user + system), reaped children's
+     * CPU, start time; empty if the line is not one.
+     */
+    public static Optional<long[]> parseStat(String line) {
         int close = line.lastIndexOf(')');
         if (close < 0) {
             return Optional.empty();
