@@ -195,7 +195,14 @@ public interface LeaseContract extends HasFixture {
             fixture().clock().advance(ContractFixture.LEASE.plusSeconds(1));
             rescue();
         } while (fixture().job(id).state() != JobState.AVAILABLE);
-        List<LeasedJob> thief = fixture().store().withConnection(c -> fixture().jobs().lease(c, "default", 1, "thief", lease(), now()));
+        // the other node fetches as a node does, again until it gets the job: one fetch skips a row locked at that
+        // moment, and on PostgreSQL the stale node's refused heartbeat can hold it (an UPDATE that waited for the
+        // rescue and then found the row no longer running keeps it locked until its own commit)
+        List<LeasedJob> thief = new CopyOnWriteArrayList<>();
+        await().until(() -> {
+            thief.addAll(fixture().store().withConnection(c -> fixture().jobs().lease(c, "default", 1, "thief", lease(), now())));
+            return !thief.isEmpty();
+        });
         thiefHolds.countDown();
         assertThat(thief).as("the put-back job is there for the other node").hasSize(1);
         LeasedJob taken = thief.get(0);
