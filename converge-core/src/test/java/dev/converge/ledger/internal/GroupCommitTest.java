@@ -163,6 +163,65 @@ class GroupCommitTest {
         assertThat(count()).isEqualTo(THREADS);
     }
 
+    @Test
+    void manyWritersThroughManyBatchesEachGetTheirOwnAndNoneIsLeftWaiting() throws Exception {
+        int perThread = 150;
+        // two leaders, as the ledger runs them, and writers that keep coming: every write comes back, its own
+        // (the cases above, with writers that stop arriving, show a batch's end handing the lead on)
+        GroupCommit<Integer, String> writes = GroupCommit.of(store, 2, Integer::compare, GroupCommitTest::insert);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        Map<Integer, String> got = new ConcurrentHashMap<>();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int from = t * perThread;
+                done.add(pool.submit(() -> {
+                    for (int n = from; n < from + perThread; n++) {
+                        got.put(n, writes.write(n));
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(got).hasSize(THREADS * perThread);
+        got.forEach((n, v) -> assertThat(v).as("write %d's own result", n).isEqualTo("row-" + n));
+        assertThat(count()).isEqualTo(THREADS * perThread);
+    }
+
+    @Test
+    void aCallerInterruptedWhileItsWriteWaitsGetsItCommittedAndKeepsTheInterrupt() throws Exception {
+        CountDownLatch othersArrived = new CountDownLatch(1);
+        GroupCommit<Integer, String> writes = grouped(othersArrived);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> first = pool.submit(() -> writes.write(0));
+            assertThat(firstUnderWay.await(20, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch waiting = new CountDownLatch(1);
+            Future<Boolean> second = pool.submit(() -> {
+                Thread me = Thread.currentThread();
+                new Thread(() -> {
+                    // interrupted while it waits behind the first write's commit
+                    othersArrived.countDown();
+                    waiting.countDown();
+                    me.interrupt();
+                }).start();
+                String v = writes.write(1);
+                assertThat(v).isEqualTo("row-1");
+                return Thread.currentThread().isInterrupted();
+            });
+            assertThat(waiting.await(20, TimeUnit.SECONDS)).isTrue();
+            first.get(30, TimeUnit.SECONDS);
+            assertThat(second.get(30, TimeUnit.SECONDS)).as("the interrupt is kept for the caller").isTrue();
+            assertThat(committed(1)).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /**
      * Writes 0 to 15 from a thread each: write 0 first (it goes alone and holds its commit until the others have
      * arrived), then the others at once. Each write's result or error, by its number.
