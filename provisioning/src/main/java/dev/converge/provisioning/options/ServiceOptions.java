@@ -60,8 +60,8 @@ public final class ServiceOptions {
     Duration subdomainHold;
 
     @Option(names = "--provisionings-in-flight", defaultValue = "100", description = "Site provisionings the "
-            + "service runs at once; more wait their turn, a tenant with fewer in flight first (default "
-            + "${DEFAULT-VALUE}; give every node the same).")
+            + "service runs at once, at most, and never more than 1.25 per handler thread of the live workers; more "
+            + "wait their turn, a tenant with fewer in flight first (default ${DEFAULT-VALUE}; give every node the same).")
     int provisioningsInFlight;
 
     @Option(names = "--account-url", description = "Account page stated in receipts and trial reminders ({site_id} is "

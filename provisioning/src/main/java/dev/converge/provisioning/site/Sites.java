@@ -63,21 +63,23 @@ public final class Sites {
     private final java.time.Duration trial;
     private final dev.converge.provisioning.event.Events events;
     private final java.time.Duration subdomainHold;
-    private final int inFlightCap;
+    private final InFlightCap inFlightCap;
     private final java.util.concurrent.locks.ReentrantLock admitting = new java.util.concurrent.locks.ReentrantLock();
     private final java.util.concurrent.atomic.AtomicBoolean admitAgain = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param trial         how long a new site's trial lasts, or null for none (its sites never expire)
      * @param subdomainHold how long a deleted site's subdomain stays its tenant's
-     * @param inFlightCap   provisionings the service runs at once; a request beyond waits its turn, fairly
-     *                      between tenants ({@link #admitQueued})
+     * @param inFlightCap   provisionings the service runs at once, at most (fewer while the live workers have fewer
+     *                      handler threads: {@link InFlightCap}); a request beyond waits its turn, fairly between
+     *                      tenants ({@link #admitQueued})
      */
     public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts,
             java.time.Duration trial, dev.converge.provisioning.event.Events events, java.time.Duration subdomainHold,
             int inFlightCap) {
         this.subdomainHold = subdomainHold;
-        this.inFlightCap = inFlightCap;
+        // the queue whose handlers run the steps: the node's own concurrency (Provisioning)
+        this.inFlightCap = new InFlightCap(inFlightCap, "default", engine::nodes);
         this.store = store;
         this.engine = engine;
         this.sites = sites;
@@ -95,6 +97,7 @@ public final class Sites {
     }
 
     public RequestOutcome request(long tenantId, SiteRequest req) {
+        int cap = inFlightCap.get(); // before the transaction: it may read the fleet on a connection of its own
         try {
             return store.inTransaction(c -> {
                 if (leads.get(c, tenantId, req.leadId()).isEmpty()) {
@@ -108,8 +111,8 @@ public final class Sites {
                 Site site = sites.get(c, id).orElseThrow();
                 engine.tokens().add(c, SiteJobs.WELCOME_POOL, newToken(), site.subject());
                 // room now and nobody waiting: provisioning starts with the request; else it waits its turn
-                SiteStore.Admission room = sites.admission(c, inFlightCap, id);
-                Long flowId = room.queued() || room.inFlight() >= inFlightCap ? null
+                SiteStore.Admission room = sites.admission(c, cap, id);
+                Long flowId = room.queued() || room.inFlight() >= cap ? null
                         : engine.flows().start(c, flows.provisioning(site.id(), site.subject())).flowId();
                 Receipt receipt = receipts.of(site.withProvisionFlow(flowId, null));
                 String receiptJson = json(receipt);
@@ -157,9 +160,10 @@ public final class Sites {
     private int admitRounds() {
         int admitted = 0;
         for (int round = 0; round < 100; round++) {
+            int cap = inFlightCap.get();
             List<Long> next = store.withConnection(c -> {
-                SiteStore.Admission room = sites.admission(c, inFlightCap, 0);
-                int free = inFlightCap - room.inFlight();
+                SiteStore.Admission room = sites.admission(c, cap, 0);
+                int free = cap - room.inFlight();
                 return !room.queued() || free <= 0 ? List.<Long>of() : sites.nextQueued(c, free);
             });
             if (next.isEmpty()) {
