@@ -131,7 +131,7 @@ public final class Provisioning implements ProvisioningService, AutoCloseable {
         this.trials = new dev.converge.provisioning.site.TrialDeadlines(store, engine, siteStore, sites, node.jobs(),
                 config.trialReminder());
         this.hand = new dev.converge.provisioning.hand.OperatorActions(store, engine, sites, events);
-        ServiceMetrics.bind(meters, engine, store);
+        ServiceMetrics.bind(meters, engine, store, sites);
         this.assistant = new dev.converge.provisioning.assistant.AssistantTurn(this, conversations, model);
     }
 

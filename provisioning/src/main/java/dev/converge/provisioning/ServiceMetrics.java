@@ -26,7 +26,7 @@ final class ServiceMetrics {
     private ServiceMetrics() {
     }
 
-    static void bind(MeterRegistry meters, Converge engine, Store store) {
+    static void bind(MeterRegistry meters, Converge engine, Store store, dev.converge.provisioning.site.Sites sites) {
         counter(meters, "leased", engine, EngineStats::leased);
         counter(meters, "succeeded", engine, EngineStats::succeeded);
         counter(meters, "failed", engine, EngineStats::failed);
@@ -37,6 +37,10 @@ final class ServiceMetrics {
         counter(meters, "rescued", engine, EngineStats::rescued);
         states(meters, store, "converge_sites", "SELECT state, COUNT(*) FROM pv_site GROUP BY state",
                 new String[] {"provisioning", "active", "failed", "needs_attention", "deleting", "deleted"});
+        Gauge.builder("converge_site_provisionings_limit", sites, dev.converge.provisioning.site.Sites::provisioningsAtOnce)
+                .description("site provisionings this node lets run at once: --provisionings-in-flight if given, else "
+                        + "1.25 per handler thread of the live workers, at most 100 (the fleet read at most every 5 s)")
+                .register(meters);
         // flows and ledger entries by state come from the engine's own meters (Converge.Builder.metrics)
     }
 

@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * @param subdomainHold     how long a deleted site's subdomain stays its tenant's before another tenant may
  *                          take it; null for {@link #DEFAULT_SUBDOMAIN_HOLD}, zero for no hold
  * @param provisioningsInFlight site provisionings run at once; a request beyond waits its turn, a tenant
- *                          with fewer in flight first; 0 for {@link #DEFAULT_PROVISIONINGS_IN_FLIGHT}
+ *                          with fewer in flight first; 0 (the default) to follow the live workers: 1.25 per
+ *                          handler thread, at most {@link #DEFAULT_PROVISIONINGS_IN_FLIGHT}
  */
 public record ProvisioningConfig(
         String baseDomain,
@@ -53,7 +54,7 @@ public record ProvisioningConfig(
         Duration subdomainHold,
         int provisioningsInFlight) {
 
-    /** Provisionings run at once unless configured: enough to keep a few nodes' workers busy. */
+    /** The most provisionings run at once unless configured, however many handler threads the workers have. */
     public static final int DEFAULT_PROVISIONINGS_IN_FLIGHT = 100;
 
     /** A released subdomain is its tenant's for 30 days. */
@@ -94,9 +95,9 @@ public record ProvisioningConfig(
         if (subdomainHold.isNegative() || subdomainHold.compareTo(Duration.ofDays(3650)) > 0) {
             throw new IllegalArgumentException("--subdomain-hold must be between 0 and 3650 days, was " + subdomainHold);
         }
-        provisioningsInFlight = provisioningsInFlight == 0 ? DEFAULT_PROVISIONINGS_IN_FLIGHT : provisioningsInFlight;
-        if (provisioningsInFlight < 1 || provisioningsInFlight > 100_000) {
-            throw new IllegalArgumentException("--provisionings-in-flight must be between 1 and 100000, was "
+        if (provisioningsInFlight < 0 || provisioningsInFlight > 100_000) {
+            throw new IllegalArgumentException("--provisionings-in-flight must be between 0 (follow the workers) and "
+                    + "100000, was "
                     + provisioningsInFlight);
         }
     }
@@ -137,7 +138,7 @@ public record ProvisioningConfig(
                 license, database, smtp, mailLookup, tags, hold, provisioningsInFlight);
     }
 
-    /** This configuration running {@code n} provisionings at once. */
+    /** This configuration running {@code n} provisionings at once (0: as many as the workers can run). */
     public ProvisioningConfig withProvisioningsInFlight(int n) {
         return new ProvisioningConfig(baseDomain, trialWindow, trialReminder, accountUrl, flowDeadline, idempotencyTtl, gitHost, hosting,
                 license, database, smtp, mailLookup, tags, subdomainHold, n);

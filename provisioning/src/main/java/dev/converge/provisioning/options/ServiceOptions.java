@@ -59,9 +59,9 @@ public final class ServiceOptions {
             + "site's subdomain stays its tenant's before another tenant may take it (default 30d; 0s for none).")
     Duration subdomainHold;
 
-    @Option(names = "--provisionings-in-flight", defaultValue = "100", description = "Site provisionings the "
-            + "service runs at once, at most, and never more than 1.25 per handler thread of the live workers; more "
-            + "wait their turn, a tenant with fewer in flight first (default ${DEFAULT-VALUE}; give every node the same).")
+    @Option(names = "--provisionings-in-flight", defaultValue = "0", description = "Site provisionings the "
+            + "service runs at once; more wait their turn, a tenant with fewer in flight first (default 0: follow the "
+            + "live workers, 1.25 per handler thread, at most 100; give every node the same).")
     int provisioningsInFlight;
 
     @Option(names = "--account-url", description = "Account page stated in receipts and trial reminders ({site_id} is "

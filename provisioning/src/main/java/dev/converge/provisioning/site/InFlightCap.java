@@ -1,13 +1,14 @@
 package dev.converge.provisioning.site;
 
+import dev.converge.provisioning.config.ProvisioningConfig;
 import dev.converge.queue.NodeInfo;
 import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * How many site provisionings may run at once: the configured cap ({@code --provisionings-in-flight}), and no
- * more than {@value #PER_HANDLER} per handler thread of the live workers on the steps' queue, as the fleet table
- * lists them.
+ * How many site provisionings may run at once: a cap given with {@code --provisionings-in-flight}, as given; by
+ * default {@value #PER_HANDLER} per handler thread of the live workers on the steps' queue, as the fleet table lists
+ * them, and at most {@link ProvisioningConfig#DEFAULT_PROVISIONINGS_IN_FLIGHT}.
  *
  * <p>Every provisioning in flight has a step or two waiting for a handler at any moment. Once the handlers are
  * busy, a flow more does not add work done: it only lengthens the queue every flow waits in, so each takes as
@@ -18,14 +19,16 @@ import java.util.function.Supplier;
  *
  * <p>The fleet is read at most every {@link #REFRESH_NANOS} ns, on the caller's thread and outside any
  * transaction of its own. When no live worker works the queue (none has started, or the fleet cannot be read)
- * the configured cap applies alone, as before this rule.
+ * the most applies, {@link ProvisioningConfig#DEFAULT_PROVISIONINGS_IN_FLIGHT}, the default before this rule.
  */
 final class InFlightCap {
     /** Provisionings per handler thread: enough that a handler finishing a step finds the next one waiting. */
     static final double PER_HANDLER = 1.25;
     static final long REFRESH_NANOS = 5_000_000_000L;
 
+    /** A fixed cap, or 0 to follow the workers. */
     private final int configured;
+    private final int most;
     private final String queue;
     private final Supplier<List<NodeInfo>> fleet;
     private final long refreshNanos;
@@ -34,7 +37,7 @@ final class InFlightCap {
     private volatile boolean read;
 
     /**
-     * @param configured the cap the service was given
+     * @param configured the cap the service was given, or 0 to follow the workers
      * @param queue      the queue the provisioning steps run on
      * @param fleet      the engine's nodes ({@code Converge::nodes})
      */
@@ -43,14 +46,15 @@ final class InFlightCap {
     }
 
     InFlightCap(int configured, String queue, Supplier<List<NodeInfo>> fleet, long refreshNanos) {
-        if (configured < 1) {
-            throw new IllegalArgumentException("the cap must be at least 1, was " + configured);
+        if (configured < 0) {
+            throw new IllegalArgumentException("the cap must be 0 (follow the workers) or more, was " + configured);
         }
         this.configured = configured;
+        this.most = configured > 0 ? configured : ProvisioningConfig.DEFAULT_PROVISIONINGS_IN_FLIGHT;
         this.queue = queue;
         this.fleet = fleet;
         this.refreshNanos = refreshNanos;
-        this.current = configured;
+        this.current = most;
     }
 
     /** The bound for this many handler threads, before the configured cap. */
@@ -60,6 +64,9 @@ final class InFlightCap {
 
     /** The cap now. */
     int get() {
+        if (configured > 0) {
+            return configured; // an operator's number stands as given
+        }
         long now = System.nanoTime();
         if (!read || now - readAt >= refreshNanos) {
             readAt = now;
@@ -83,8 +90,8 @@ final class InFlightCap {
             }
         }
         if (handlers <= 0) {
-            return configured;
+            return most;
         }
-        return (int) Math.min(configured, forHandlers((int) Math.min(handlers, 1_000_000)));
+        return (int) Math.min(most, forHandlers((int) Math.min(handlers, 1_000_000)));
     }
 }

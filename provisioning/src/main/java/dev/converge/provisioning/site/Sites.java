@@ -70,9 +70,9 @@ public final class Sites {
     /**
      * @param trial         how long a new site's trial lasts, or null for none (its sites never expire)
      * @param subdomainHold how long a deleted site's subdomain stays its tenant's
-     * @param inFlightCap   provisionings the service runs at once, at most (fewer while the live workers have fewer
-     *                      handler threads: {@link InFlightCap}); a request beyond waits its turn, fairly between
-     *                      tenants ({@link #admitQueued})
+     * @param inFlightCap   provisionings the service runs at once, or 0 to follow the live workers' handler threads
+     *                      ({@link InFlightCap}); a request beyond waits its turn, fairly between tenants
+     *                      ({@link #admitQueued})
      */
     public Sites(Store store, Converge engine, SiteStore sites, Leads leads, SiteFlows flows, Receipts receipts,
             java.time.Duration trial, dev.converge.provisioning.event.Events events, java.time.Duration subdomainHold,
@@ -131,6 +131,14 @@ public final class Sites {
                     }));
             return new SubdomainTaken(req.subdomain(), holder.filter(s -> s.leadId() == req.leadId()));
         }
+    }
+
+    /**
+     * How many site provisionings this node lets run at once now: the cap given, else 1.25 per handler thread
+     * of the live workers, at most 100 ({@link InFlightCap}; the fleet is read at most every 5 s).
+     */
+    public int provisioningsAtOnce() {
+        return inFlightCap.get();
     }
 
     /**

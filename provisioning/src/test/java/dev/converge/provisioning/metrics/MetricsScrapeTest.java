@@ -70,7 +70,7 @@ class MetricsScrapeTest {
 
     /** The service's own families, described in prose under the engine's tables. */
     private static final List<String> SERVICE_FAMILIES = List.of("converge_jobs_total", "converge_sites",
-            "converge_http_requests_seconds", "converge_http_requests_seconds_max", "converge_api_token_lookups_total", "converge_orphans_removed_total");
+            "converge_site_provisionings_limit", "converge_http_requests_seconds", "converge_http_requests_seconds_max", "converge_api_token_lookups_total", "converge_orphans_removed_total");
 
     @Test
     void theScrapeIsAggregatableBoundedAndComplete() {
@@ -116,6 +116,8 @@ class MetricsScrapeTest {
             System.out.println("series per job type: " + seriesPerType);
             assertThat(seriesPerType).isNotEmpty();
             assertThat(seriesPerType.values()).as("series per job type: %s", seriesPerType).allMatch(n -> n <= 15);
+            assertThat(scrape.lines()).as("the fixture's one node of 8 handlers, 1.25 provisionings each")
+                    .contains("converge_site_provisionings_limit 10.0");
             List<String> completed = scrape.lines().filter(l -> l.startsWith("converge_jobs_completed_total{")).toList();
             assertThat(completed).isNotEmpty().as("completions are completions: a retry is not one")
                     .noneMatch(l -> l.contains("outcome=\"retried\"") || l.contains("outcome=\"lease_lost\""));

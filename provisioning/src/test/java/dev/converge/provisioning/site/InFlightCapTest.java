@@ -21,14 +21,25 @@ class InFlightCapTest {
     void followsTheLiveHandlersOfTheStepsQueueBelowTheConfiguredCap() {
         List<NodeInfo> fleet = List.of(node("w1", true, Map.of("default", 4)), node("w2", true, Map.of("default", 4, "mail", 9)),
                 node("dead", false, Map.of("default", 50)), node("api", true, Map.of()), node("other", true, Map.of("mail", 30)));
-        assertThat(new InFlightCap(100, "default", () -> fleet).get()).isEqualTo(InFlightCap.forHandlers(8)).isEqualTo(10);
-        assertThat(new InFlightCap(6, "default", () -> fleet).get()).as("a smaller configured cap wins").isEqualTo(6);
+        assertThat(new InFlightCap(0, "default", () -> fleet).get()).isEqualTo(InFlightCap.forHandlers(8)).isEqualTo(10);
     }
 
     @Test
-    void withoutALiveWorkerOnTheQueueTheConfiguredCapAppliesAlone() {
-        assertThat(new InFlightCap(100, "default", List::of).get()).isEqualTo(100);
-        assertThat(new InFlightCap(100, "default", () -> List.of(node("api", true, Map.of()),
+    void aCapGivenStandsAsGivenWithoutReadingTheFleet() {
+        AtomicInteger reads = new AtomicInteger();
+        InFlightCap six = new InFlightCap(6, "default", () -> {
+            reads.incrementAndGet();
+            return List.of(node("w", true, Map.of("default", 100)));
+        });
+        assertThat(six.get()).isEqualTo(6);
+        assertThat(new InFlightCap(100_000, "default", List::of).get()).as("limits taken off").isEqualTo(100_000);
+        assertThat(reads).hasValue(0);
+    }
+
+    @Test
+    void withoutALiveWorkerOnTheQueueTheMostApplies() {
+        assertThat(new InFlightCap(0, "default", List::of).get()).isEqualTo(100);
+        assertThat(new InFlightCap(0, "default", () -> List.of(node("api", true, Map.of()),
                 node("gone", false, Map.of("default", 16)))).get()).isEqualTo(100);
     }
 
@@ -36,7 +47,7 @@ class InFlightCapTest {
     void readsTheFleetAtMostEveryFewSecondsAndKeepsTheLastAnswerWhenItCannot() {
         AtomicInteger reads = new AtomicInteger();
         List<List<NodeInfo>> answers = new ArrayList<>(List.of(List.of(node("w", true, Map.of("default", 16)))));
-        InFlightCap cap = new InFlightCap(100, "default", () -> {
+        InFlightCap cap = new InFlightCap(0, "default", () -> {
             reads.incrementAndGet();
             if (answers.isEmpty()) {
                 throw new IllegalStateException("store away");
@@ -48,7 +59,7 @@ class InFlightCapTest {
         assertThat(reads).as("the second call within the refresh interval reads nothing").hasValue(1);
 
         AtomicInteger calls = new AtomicInteger();
-        InFlightCap everyTime = new InFlightCap(100, "default", () -> {
+        InFlightCap everyTime = new InFlightCap(0, "default", () -> {
             if (calls.incrementAndGet() > 1) {
                 throw new IllegalStateException("store away");
             }
@@ -57,12 +68,12 @@ class InFlightCapTest {
         assertThat(everyTime.get()).isEqualTo(10);
         assertThat(everyTime.get()).as("the fleet cannot be read: the last answer stands").isEqualTo(10);
         assertThat(calls).hasValue(2);
-        assertThatThrownBy(() -> new InFlightCap(0, "default", List::of)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new InFlightCap(-1, "default", List::of)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
-    void aHandlerCountFarBeyondTheCapIsTheCap() {
-        assertThat(new InFlightCap(100, "default", () -> List.of(node("v", true, Map.of("default", Integer.MAX_VALUE))))
+    void aHandlerCountFarBeyondTheMostIsTheMost() {
+        assertThat(new InFlightCap(0, "default", () -> List.of(node("v", true, Map.of("default", Integer.MAX_VALUE))))
                 .get()).isEqualTo(100);
     }
 }
