@@ -18,17 +18,20 @@ import java.util.function.Supplier;
  * and none (docs/performance.md). Sites beyond the cap are not refused: they wait, stored, and start in turn.
  *
  * <p>The fleet is read at most every {@link #REFRESH_NANOS} ns, on the caller's thread and outside any
- * transaction of its own. When no live worker works the queue (none has started, or the fleet cannot be read)
- * the most applies, {@link ProvisioningConfig#DEFAULT_PROVISIONINGS_IN_FLIGHT}, the default before this rule.
+ * transaction of its own. When no live worker works the queue (none has started yet) the most applies,
+ * {@link ProvisioningConfig#DEFAULT_PROVISIONINGS_IN_FLIGHT}, the default before this rule; when the fleet cannot
+ * be read, the last answer stands until the next read.
  */
 final class InFlightCap {
     /** Provisionings per handler thread: enough that a handler finishing a step finds the next one waiting. */
     static final double PER_HANDLER = 1.25;
     static final long REFRESH_NANOS = 5_000_000_000L;
 
+    /** The most provisionings at once when following the workers. */
+    private static final int MOST = ProvisioningConfig.DEFAULT_PROVISIONINGS_IN_FLIGHT;
+
     /** A fixed cap, or 0 to follow the workers. */
     private final int configured;
-    private final int most;
     private final String queue;
     private final Supplier<List<NodeInfo>> fleet;
     private final long refreshNanos;
@@ -50,14 +53,13 @@ final class InFlightCap {
             throw new IllegalArgumentException("the cap must be 0 (follow the workers) or more, was " + configured);
         }
         this.configured = configured;
-        this.most = configured > 0 ? configured : ProvisioningConfig.DEFAULT_PROVISIONINGS_IN_FLIGHT;
         this.queue = queue;
         this.fleet = fleet;
         this.refreshNanos = refreshNanos;
-        this.current = most;
+        this.current = MOST;
     }
 
-    /** The bound for this many handler threads, before the configured cap. */
+    /** The bound for this many handler threads, before {@link #MOST}. */
     static int forHandlers(int handlers) {
         return (int) Math.ceil(PER_HANDLER * handlers);
     }
@@ -90,8 +92,8 @@ final class InFlightCap {
             }
         }
         if (handlers <= 0) {
-            return most;
+            return MOST;
         }
-        return (int) Math.min(most, forHandlers((int) Math.min(handlers, 1_000_000)));
+        return (int) Math.min(MOST, forHandlers((int) Math.min(handlers, 1_000_000)));
     }
 }

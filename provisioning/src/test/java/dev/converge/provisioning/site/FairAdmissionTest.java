@@ -11,8 +11,6 @@ import dev.converge.provisioning.tenant.Tenants;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,20 +31,7 @@ class FairAdmissionTest {
             f.leaves().leafSim().faults().add(FaultRule.latency(LeafSim.HOSTING, "create", 150));
             Tenants.Created noisy = p.tenants().create("fair-noisy");
             Tenants.Created quiet = p.tenants().create("fair-quiet");
-            AtomicLong mostInFlight = new AtomicLong();
-            AtomicBoolean sampling = new AtomicBoolean(true);
-            Thread sampler = new Thread(() -> {
-                while (sampling.get()) {
-                    mostInFlight.accumulateAndGet(count(p, "SELECT COUNT(*) FROM pv_site WHERE state = 'provisioning' "
-                            + "AND provision_flow_id IS NOT NULL"), Math::max);
-                    try {
-                        Thread.sleep(20);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            });
-            sampler.start();
+            InFlightSampler sampler = new InFlightSampler(p, 20);
 
             List<Long> flood = new ArrayList<>();
             List<String> messages = new ArrayList<>();
@@ -63,31 +48,21 @@ class FairAdmissionTest {
 
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() ->
                     p.sites().get(quiet.tenant().id(), quietSite).orElseThrow().state() == SiteState.ACTIVE);
-            long floodActive = count(p, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = " + noisy.tenant().id()
+            long floodActive = InFlightSampler.count(p, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = " + noisy.tenant().id()
                     + " AND state = 'active'");
             System.out.printf("fair admission: the quiet tenant's site was active when %d of the noisy tenant's %d were;"
-                    + " at most %d provisionings in flight (cap %d)%n", floodActive, FLOOD, mostInFlight.get(), IN_FLIGHT);
+                    + " at most %d provisionings in flight (cap %d)%n", floodActive, FLOOD, sampler.most(), IN_FLIGHT);
             assertThat(floodActive).as("the quiet tenant's one site does not wait for the noisy tenant's flood")
                     .isLessThan(FLOOD / 2);
 
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    count(p, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = " + noisy.tenant().id()
+                    InFlightSampler.count(p, "SELECT COUNT(*) FROM pv_site WHERE tenant_id = " + noisy.tenant().id()
                             + " AND state = 'active'") == FLOOD);
-            sampling.set(false);
-            sampler.join();
+            sampler.close();
             assertThat(messages).as("the first requests start at once, the rest say they wait")
                     .startsWith("Site provisioning has started.").contains("Site provisioning is queued: it starts as soon "
                             + "as the service has room, in turn with other requests.");
-            assertThat(mostInFlight.get()).as("provisionings at once stay near the cap").isLessThanOrEqualTo(2L * IN_FLIGHT);
+            assertThat(sampler.most()).as("provisionings at once stay near the cap").isLessThanOrEqualTo(2L * IN_FLIGHT);
         }
-    }
-
-    private static long count(Provisioning p, String sql) {
-        return p.store().withConnection(c -> {
-            try (var st = c.createStatement(); var rs = st.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        });
     }
 }

@@ -9,8 +9,6 @@ import dev.converge.provisioning.Provisioning;
 import dev.converge.provisioning.ProvisioningFixture;
 import dev.converge.provisioning.tenant.Tenants;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,45 +28,22 @@ class WorkerBoundAdmissionTest {
             assertThat(p.config().provisioningsInFlight()).as("the default: follow the workers").isZero();
             f.leaves().leafSim().faults().add(FaultRule.latency(LeafSim.HOSTING, "create", 100));
             Tenants.Created t = p.tenants().create("bound");
-            AtomicLong mostInFlight = new AtomicLong();
-            AtomicBoolean sampling = new AtomicBoolean(true);
-            Thread sampler = new Thread(() -> {
-                while (sampling.get()) {
-                    mostInFlight.accumulateAndGet(count(p, "SELECT COUNT(*) FROM pv_site WHERE state = 'provisioning' "
-                            + "AND provision_flow_id IS NOT NULL"), Math::max);
-                    try {
-                        Thread.sleep(10);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            });
-            sampler.start();
+            InFlightSampler sampler = new InFlightSampler(p, 10);
             for (int i = 0; i < BURST; i++) {
                 p.sites().request(t.tenant().id(), new SiteRequest(
                         p.leads().create(t.tenant().id(), "Lead " + i, "b" + i + "@example.com").id(), "bound-" + i,
                         null, null));
             }
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    count(p, "SELECT COUNT(*) FROM pv_site WHERE state = 'active'") == BURST);
-            sampling.set(false);
-            sampler.join();
+                    InFlightSampler.count(p, "SELECT COUNT(*) FROM pv_site WHERE state = 'active'") == BURST);
+            sampler.close();
             int bound = InFlightCap.forHandlers(HANDLERS);
             System.out.printf("worker-bound admission: at most %d provisionings in flight for %d handlers (bound %d)%n",
-                    mostInFlight.get(), HANDLERS, bound);
+                    sampler.most(), HANDLERS, bound);
             assertThat(bound).as("about one provisioning a handler").isBetween(HANDLERS, 2 * HANDLERS);
             // the request path and the admitting job may each start one in the same moment
-            assertThat(mostInFlight.get()).as("provisionings at once follow the handlers, not the cap")
+            assertThat(sampler.most()).as("provisionings at once follow the handlers, not the cap")
                     .isLessThanOrEqualTo(bound + 2L).isGreaterThanOrEqualTo(HANDLERS / 2);
         }
-    }
-
-    private static long count(Provisioning p, String sql) {
-        return p.store().withConnection(c -> {
-            try (var st = c.createStatement(); var rs = st.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        });
     }
 }
